@@ -1,0 +1,229 @@
+"""Bots: policies that play any rule set through legal_orders, and a loop that plays a game out.
+
+A bot's randomness comes from the game's seed and the position in the log (never from a global
+generator), so the same seed gives the same game, and `verify` can replay the bots' choices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from warlog.engine.dice import SplitMix64
+from warlog.engine.game import Game, legal_orders
+from warlog.engine.rulesets.tables import load_table
+from warlog.engine.scenario import Scenario
+from warlog.engine.state import GameState, Unit
+from warlog.events.model import EndPhaseOrder, MoveOrder, Order, ShootOrder, TurnToFaceOrder
+
+MAX_ORDERS = 20_000  # a game that needs more is a bug in a policy, not a long battle
+
+
+def bot_rng(state: GameState) -> SplitMix64:
+    """The generator for the decision at this point of the log."""
+    return SplitMix64(((state.seed or 0) * 1_000_003 + state.seq * 7_919) & ((1 << 64) - 1))
+
+
+class Policy(Protocol):
+    name: str
+
+    def choose(self, state: GameState, rng: SplitMix64) -> Order: ...
+
+
+def _candidates(state: GameState) -> list[Unit]:
+    """Units of the side to move that may still have something to do this phase."""
+    table = load_table(state.rule_system)["periods"][state.period]["units"]
+    out = []
+    for u in state.alive(state.side):
+        if state.phase == "movement" and (not u.acted or state.in_melee(u.id)):
+            out.append(u)
+        elif state.phase == "shooting" and not u.shot and table[u.type]["shoot_range"] > 0:
+            out.append(u)
+    return out
+
+
+def _order_kind(order: Order) -> str:
+    if isinstance(order, MoveOrder):
+        return "attack" if order.attack else ("pivot" if order.distance == 0 else "move")
+    return order.type
+
+
+class RandomLegal:
+    """Any legal order, at random: a unit (or ending the phase), then a kind of order that unit
+    may give (move, pivot, attack, shoot, turn to face), then one order of that kind. Choosing
+    the kind first keeps the rare orders (attacks) from drowning among a hundred moves, so random
+    games reach every rule."""
+
+    name = "random"
+
+    def choose(self, state: GameState, rng: SplitMix64) -> Order:
+        units = _candidates(state)
+        k = rng.below(len(units) + 1)
+        for i in range(len(units) if k < len(units) else 0):
+            orders = legal_orders(state, units[(k + i) % len(units)].id)
+            if orders:
+                kinds = list(dict.fromkeys(_order_kind(o) for o in orders))
+                kind = kinds[rng.below(len(kinds))]
+                of_kind = [o for o in orders if _order_kind(o) == kind]
+                return of_kind[rng.below(len(of_kind))]
+        return EndPhaseOrder()
+
+
+class _Scoring:
+    """Score every legal order; play the best one if it beats ending the phase (score 0).
+    Ties go to the generator, so two equal choices are not always resolved the same way."""
+
+    name = "scoring"
+
+    def choose(self, state: GameState, rng: SplitMix64) -> Order:
+        best: list[Order] = []
+        best_score = 0.0
+        for unit in _candidates(state):
+            for order in legal_orders(state, unit.id):
+                score = self.score(state, unit, order)
+                if score > best_score + 1e-9:
+                    best, best_score = [order], score
+                elif abs(score - best_score) <= 1e-9 and best:
+                    best.append(order)
+        if not best:
+            return EndPhaseOrder()
+        return best[rng.below(len(best))]
+
+    def score(self, state: GameState, unit: Unit, order: Order) -> float:
+        if isinstance(order, ShootOrder):
+            return 1 + expected_shot(state, unit, state.units[order.target])
+        if isinstance(order, TurnToFaceOrder):
+            return 50.0
+        assert isinstance(order, MoveOrder)
+        if order.attack is not None:
+            return self.attack_score(state, unit, order)
+        return self.move_score(state, unit, order)
+
+    def attack_score(self, state: GameState, unit: Unit, order: MoveOrder) -> float:
+        raise NotImplementedError
+
+    def move_score(self, state: GameState, unit: Unit, order: MoveOrder) -> float:
+        raise NotImplementedError
+
+
+def expected_shot(state: GameState, shooter: Unit, target: Unit) -> float:
+    """Rough expected hits of a shot (for ranking targets): 3.5 + modifier, halvings applied."""
+    table = load_table(state.rule_system)["periods"][state.period]
+    hits = max(0.0, 3.5 + table["units"][shooter.type]["shoot_modifier"])
+    if state.scenario.terrain_at(target.cell) in table["cover"]:
+        hits /= 2
+    if table["units"][target.type]["armour"]:
+        hits /= 2
+    return hits + target.hits / 10
+
+
+def _end_cell(state: GameState, unit: Unit, order: MoveOrder):
+    cells = state.grid.straight(unit.cell, order.facing, order.distance)
+    return cells[-1] if cells else unit.cell
+
+
+def _nearest(state: GameState, unit: Unit, cell) -> tuple[int, Unit | None]:
+    best, who = 10**6, None
+    for e in state.alive():
+        if e.side != unit.side:
+            d = state.grid.distance(cell, e.cell)
+            if d < best:
+                best, who = d, e
+    return best, who
+
+
+def _is_shooter(state: GameState, unit: Unit) -> bool:
+    table = load_table(state.rule_system)["periods"][state.period]["units"]
+    return table[unit.type]["shoot_range"] > 0
+
+
+def _facing_score(state: GameState, cell, facing: str, enemy: Unit | None) -> float:
+    if enemy is None or cell == enemy.cell:
+        return 0.0
+    return 1.0 if state.grid.in_arc(cell, facing, enemy.cell, 90) else 0.0
+
+
+class Aggressive(_Scoring):
+    """Closes with the enemy and attacks whenever it can; shooters shoot rather than move."""
+
+    name = "aggressive"
+
+    def attack_score(self, state, unit, order):
+        target = state.units[order.attack]
+        end = _end_cell(state, unit, order)
+        flank = state.grid.aspect(target.cell, target.facing, end) != "front"
+        return 100 + 30 * flank + target.hits
+
+    def move_score(self, state, unit, order):
+        before, _ = _nearest(state, unit, unit.cell)
+        end = _end_cell(state, unit, order)
+        after, enemy = _nearest(state, unit, end)
+        final = order.end_facing or order.facing
+        if _is_shooter(state, unit) and 2 <= before <= 4:
+            return -1.0  # already in range: stay and shoot
+        return 3 * (before - after) + _facing_score(state, end, final, enemy) - 0.5
+
+
+class Cautious(_Scoring):
+    """Holds good ground, shoots, and attacks only a weakened enemy or one taken in flank."""
+
+    name = "cautious"
+
+    def attack_score(self, state, unit, order):
+        target = state.units[order.attack]
+        end = _end_cell(state, unit, order)
+        flank = state.grid.aspect(target.cell, target.facing, end) != "front"
+        weak = target.hits >= state.options["hits_to_remove"] // 2
+        return 60 + target.hits if (flank or weak) else -1.0
+
+    def move_score(self, state, unit, order):
+        table = load_table(state.rule_system)["periods"][state.period]
+        end = _end_cell(state, unit, order)
+        before, _ = _nearest(state, unit, unit.cell)
+        after, enemy = _nearest(state, unit, end)
+        if _is_shooter(state, unit) and 2 <= before <= 4:
+            return -1.0
+        good_ground = state.scenario.terrain_at(end) in table["defensive"]
+        score = 2.0 * good_ground - 0.5
+        if after <= 2 and not _is_shooter(state, unit):
+            score -= 3
+        objectives = [tuple(c) for c in state.scenario.victory.objectives]
+        if objectives:
+            d0 = min(state.grid.distance(unit.cell, c) for c in objectives)
+            d1 = min(state.grid.distance(end, c) for c in objectives)
+            score += 1.5 * (d0 - d1)
+        elif after > 4:
+            score += before - after
+        return score + _facing_score(state, end, order.end_facing or order.facing, enemy)
+
+
+POLICIES: dict[str, Callable[[], Policy]] = {
+    "aggressive": Aggressive,
+    "cautious": Cautious,
+    "random": RandomLegal,
+}
+
+
+def get_policy(name: str) -> Policy:
+    try:
+        return POLICIES[name]()
+    except KeyError:
+        raise ValueError(f"unknown policy {name!r}; choose one of {', '.join(POLICIES)}") from None
+
+
+def next_order(state: GameState) -> Order:
+    """What the bot playing the side to move orders now."""
+    policy = get_policy(state.players[state.side])
+    return policy.choose(state, bot_rng(state))
+
+
+def play_out(game_id: str, scenario: Scenario, *, seed: int, red: str = "aggressive",
+             blue: str = "cautious") -> Game:
+    """Play a whole game between two bots. Same arguments, same game, byte for byte."""
+    get_policy(red), get_policy(blue)  # fail early on a bad name
+    game = Game.new(game_id, scenario, seed=seed, players={"red": red, "blue": blue})
+    for _ in range(MAX_ORDERS):
+        if game.state.ended:
+            return game
+        game.play(next_order(game.state), by=game.state.players[game.state.side])
+    raise RuntimeError(f"{game_id}: no result after {MAX_ORDERS} orders (a policy loops)")

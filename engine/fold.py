@@ -1,0 +1,199 @@
+"""The fold: evolve(state, event) -> state, and replay(events) -> state.
+
+evolve knows no rules and rolls no dice: it writes down what an event says happened. Scrubbing a
+replay therefore never runs the rules, and is fast. Events are the canonical JSON dicts the store
+and replay files hold. For speed evolve updates ``state`` in place and returns it; callers that
+need the old state keep a ``copy()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from warlog.engine.geometry import make_grid
+from warlog.engine.scenario import scenario_from_dict
+from warlog.engine.state import GameState, Unit
+
+Event = dict[str, Any]
+
+
+class DivergenceError(ValueError):
+    """A state checksum in the log does not match the state the fold reached."""
+
+    def __init__(self, seq: int, expected: str, actual: str) -> None:
+        super().__init__(
+            f"event seq {seq}: the state checksum in the log ({expected[:12]}...) does not match "
+            f"the folded state ({actual[:12]}...): the log was changed or the engine differs"
+        )
+        self.seq = seq
+
+
+class FoldError(ValueError):
+    """An event that cannot apply to the state (e.g. it names a unit that does not exist)."""
+
+
+def initial_state(event: Event) -> GameState:
+    """The state right after a game_started event."""
+    scenario = scenario_from_dict(event["scenario"], source=f"game {event['game']}")
+    units = {
+        spec.id: Unit(id=spec.id, side=spec.side, type=spec.type, cell=tuple(spec.cell),
+                      facing=spec.facing, name=spec.name)
+        for spec in scenario.units
+    }
+    return GameState(
+        game=event["game"],
+        rule_system=event["rule_system"],
+        period=event["period"],
+        options=dict(event["options"]),
+        scenario=scenario,
+        grid=make_grid(scenario.grid.kind, scenario.grid.width, scenario.grid.height),
+        units=units,
+        dice_mode=event["dice"],
+        seed=event.get("seed"),
+        players=dict(event.get("players") or {}),
+        seq=event["seq"],
+    )
+
+
+def _unit(state: GameState, event: Event, key: str = "unit") -> Unit:
+    try:
+        return state.units[event[key]]
+    except KeyError:
+        raise FoldError(f"event seq {event['seq']}: no unit {event.get(key)!r} in this game") from None
+
+
+def _phase_started(state: GameState, e: Event) -> None:
+    state.turn, state.side, state.phase = e["turn"], e["side"], e["phase"]
+    if e["phase"] == "movement":  # a new player turn: its units may act again
+        for u in state.units.values():
+            if u.side == e["side"]:
+                u.acted = u.moved = u.shot = False
+                u.attacked = None
+
+
+def _order_given(state: GameState, e: Event) -> None:
+    order = e["order"]
+    if order["type"] == "move":  # the unit has had its one move order this turn
+        _unit(state, {"seq": e["seq"], "unit": order["unit"]}).acted = True
+
+
+def _dice_rolled(state: GameState, e: Event) -> None:
+    state.dice_rolled += len(e["faces"])
+
+
+def _unit_turned(state: GameState, e: Event) -> None:
+    u = _unit(state, e)
+    u.facing = e["to_facing"]
+    if e.get("used_move"):
+        u.moved = True
+
+
+def _unit_moved(state: GameState, e: Event) -> None:
+    u = _unit(state, e)
+    u.cell = tuple(e["to_cell"])
+    u.moved = True
+
+
+def _melee_joined(state: GameState, e: Event) -> None:
+    _unit(state, e, "attacker").attacked = e["defender"]
+    _unit(state, e, "defender")
+    state.melees.append((e["attacker"], e["defender"]))
+
+
+def _hits_inflicted(state: GameState, e: Event) -> None:
+    _unit(state, e, "target").hits = e["total"]
+    if e["attack"] == "shooting":
+        _unit(state, e, "source").shot = True
+
+
+def _unit_removed(state: GameState, e: Event) -> None:
+    u = _unit(state, e)
+    u.removed = True
+    state.melees = [m for m in state.melees if u.id not in m]
+
+
+def _game_ended(state: GameState, e: Event) -> None:
+    state.ended = True
+    state.winner = e["winner"]
+    state.end_reason = e["reason"]
+
+
+def _nothing(state: GameState, e: Event) -> None:
+    return None
+
+
+_APPLY: dict[str, Callable[[GameState, Event], None]] = {
+    "phase_started": _phase_started,
+    "order_given": _order_given,
+    "dice_rolled": _dice_rolled,
+    "unit_turned": _unit_turned,
+    "unit_moved": _unit_moved,
+    "melee_joined": _melee_joined,
+    "hits_inflicted": _hits_inflicted,
+    "unit_removed": _unit_removed,
+    "state_checksum": _nothing,
+    "game_ended": _game_ended,
+}
+
+
+def evolve(state: GameState | None, event: Event, *, check: bool = True) -> GameState:
+    """Apply one event. ``state`` is None only before a game_started event."""
+    kind = event["kind"]
+    if kind == "game_started":
+        if state is not None:
+            raise FoldError(f"event seq {event['seq']}: a game can start only once")
+        return initial_state(event)
+    if state is None:
+        raise FoldError(f"event seq {event['seq']}: the first event must be game_started")
+    apply = _APPLY.get(kind)
+    if apply is None:
+        raise FoldError(f"event seq {event['seq']}: unknown event kind {kind!r}")
+    if check and kind == "state_checksum":
+        actual = state.checksum()
+        if actual != event["sha256"]:
+            raise DivergenceError(event["seq"], event["sha256"], actual)
+    apply(state, event)
+    state.seq = event["seq"]
+    return state
+
+
+def replay(events: Iterable[Event], upto: int | None = None, *, check: bool = True) -> GameState:
+    """Fold a game's events (those with seq <= upto) into its state."""
+    state: GameState | None = None
+    for event in events:
+        if upto is not None and event["seq"] > upto:
+            break
+        state = evolve(state, event, check=check)
+    if state is None:
+        raise FoldError("no events: a game needs at least its game_started event")
+    return state
+
+
+class Timeline:
+    """Random access to the state after any event, for scrubbing: a snapshot at every turn
+    start, then a short fold from the nearest snapshot."""
+
+    def __init__(self, events: Sequence[Event]) -> None:
+        self.events = list(events)
+        self._snapshots: list[tuple[int, GameState]] = []  # (index of last event folded, state)
+        state: GameState | None = None
+        for i, event in enumerate(self.events):
+            state = evolve(state, event)
+            if i == 0 or (event["kind"] == "phase_started" and event["phase"] == "movement"):
+                self._snapshots.append((i, state.copy()))
+        self.final = state
+
+    def state_at(self, index: int) -> GameState:
+        """The state after events[index] (0-based)."""
+        if not 0 <= index < len(self.events):
+            raise IndexError(f"event index {index} is outside 0..{len(self.events) - 1}")
+        start, snap = 0, None
+        for i, s in self._snapshots:
+            if i > index:
+                break
+            start, snap = i, s
+        state = snap.copy()
+        for event in self.events[start + 1 : index + 1]:
+            state = evolve(state, event, check=False)
+        return state

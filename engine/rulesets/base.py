@@ -1,0 +1,41 @@
+"""The Ruleset protocol: what a rule system provides to the generic engine.
+
+A rule system is one module registered by id (see __init__.py). The engine's flow (flow.py) asks
+it for its phases and lets it resolve the automatic ones; decide (game.py) asks it to check an
+order and to write the order's consequences. Like a chess variant overriding a few methods of a
+board, a period of a system is a table plus a few hooks.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from warlog.engine.flow import Context
+from warlog.engine.state import GameState
+from warlog.events.model import Order
+
+
+class Ruleset(Protocol):
+    system: str
+    automatic_phases: frozenset[str]
+
+    def phases(self, state: GameState) -> tuple[str, ...]:
+        """The phases of one player turn, in order."""
+
+    def phase_rules(self, phase: str) -> tuple[str, ...]:
+        """Rule ids cited by the start of ``phase``."""
+
+    def check(self, state: GameState, order: Order) -> None:
+        """Raise IllegalOrder (naming the rule) unless ``order`` is legal now."""
+
+    def apply(self, ctx: Context, order: Order) -> None:
+        """Emit the consequences of a legal order (not end_phase: the flow handles that)."""
+
+    def legal_orders(self, state: GameState, unit: str | None = None) -> list[Order]:
+        """Every legal order now (for one unit, or for all plus end_phase)."""
+
+    def resolve_phase(self, ctx: Context) -> None:
+        """Resolve an automatic phase (e.g. melee, removal)."""
+
+    def end_of_game(self, ctx: Context) -> None:
+        """The last turn is over: emit game_ended with the result."""

@@ -1,0 +1,402 @@
+"""Scenarios: the board, terrain, armies, victory conditions and options a game starts from.
+
+A scenario is a TOML file (bundled ones live in ``scenarios/``; scenarios/README.md documents
+every field)::
+
+    id = "ancients-river-crossing"   # optional: defaults to the file name; [a-z0-9-]+
+    title = "Crossing at the Ford"
+    description = "..."              # optional
+    rule_system = "ohw"              # a table in engine/rulesets/
+    period = "ancients"              # a period of that table
+    first = "red"                    # the side that moves first each turn
+
+    [grid]
+    kind = "square"                  # square | hex | brick
+    width = 12                       # 2..40
+    height = 8                       # 2..40
+
+    [terrain]                        # kind = [[col, row], ...]; one kind per cell; others open
+    woods = [[2, 3], [2, 4]]
+    river = [[6, 0], [6, 1]]
+
+    [sides.red]
+    name = "Rome"
+    [sides.blue]
+    name = "Carthage"
+
+    [[units]]
+    id = "r-inf-1"                   # unique; [A-Za-z0-9_-]{1,24}
+    side = "red"
+    type = "Infantry"                # a unit type of the period
+    cell = [1, 3]
+    facing = "E"                     # one of geometry.FACINGS[grid.kind]
+    name = "Legio X"                 # optional
+
+    [victory]
+    turn_limit = 15                  # 1..100, default 15
+    objectives = [[6, 4]]            # optional
+
+    [options]                        # the table's [options.*]; unset ones take their defaults
+    hits_to_remove = 10
+
+Cells are ``(col, row)``, 0-based, row 0 at the top (north); in the model they are tuples.
+
+Loading checks everything a player could get wrong and reports the first problem as a
+:class:`ScenarioError` naming the file, the exact field (``units[3].cell``) and the problem in
+words, because a bad scenario is an expected outcome, not a crash. Always build a Scenario through
+:func:`load_scenario` or :func:`scenario_from_dict`: the model alone checks only shapes and types.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+)
+
+from warlog.engine.geometry import FACINGS, GRID_KINDS
+
+SIDES = ("red", "blue")
+_SCENARIO_ID = r"^[a-z0-9-]+$"
+_UNIT_ID = r"^[A-Za-z0-9_-]{1,24}$"
+
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be played. ``field`` is a dotted path (``units[3].cell``), or empty
+    for problems with the file as a whole (not found, not TOML)."""
+
+    def __init__(self, source: str, field: str, problem: str) -> None:
+        super().__init__(f"{source}: {field}: {problem}" if field else f"{source}: {problem}")
+        self.source = source
+        self.field = field
+        self.problem = problem
+
+
+def _cell(value: Any) -> Any:
+    """Accept ``[col, row]`` (TOML, JSON) or a tuple; refuse anything that is not two integers."""
+    ok = (
+        isinstance(value, (list, tuple))
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    )
+    if not ok:
+        raise ValueError(f"expected a cell [col, row] of two whole numbers, got {value!r}")
+    return tuple(value)
+
+
+Cell = Annotated[tuple[int, int], BeforeValidator(_cell)]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class GridSpec(_Frozen):
+    kind: StrictStr
+    width: StrictInt = Field(ge=2, le=40)
+    height: StrictInt = Field(ge=2, le=40)
+
+
+class SideSpec(_Frozen):
+    name: StrictStr = Field(min_length=1)
+
+
+class UnitSpec(_Frozen):
+    id: StrictStr = Field(pattern=_UNIT_ID)
+    side: StrictStr
+    type: StrictStr
+    cell: Cell
+    facing: StrictStr
+    name: StrictStr | None = None
+
+
+class VictorySpec(_Frozen):
+    turn_limit: StrictInt = Field(default=15, ge=1, le=100)
+    objectives: tuple[Cell, ...] = ()
+
+
+class Scenario(_Frozen):
+    id: StrictStr = Field(pattern=_SCENARIO_ID)
+    title: StrictStr = Field(min_length=1)
+    description: StrictStr = ""
+    rule_system: StrictStr
+    period: StrictStr
+    first: StrictStr
+    grid: GridSpec
+    terrain: dict[StrictStr, tuple[Cell, ...]] = Field(default_factory=dict)
+    sides: dict[StrictStr, SideSpec]
+    units: tuple[UnitSpec, ...]
+    victory: VictorySpec = Field(default_factory=VictorySpec)
+    # After loading: every option of the rule system, defaults filled in, keys sorted.
+    options: dict[StrictStr, Any] = Field(default_factory=dict)
+
+    _terrain_at: dict[tuple[int, int], str] = PrivateAttr(default_factory=dict)
+
+    def model_post_init(self, context: Any) -> None:
+        # terrain_at runs in the engine's hot loops: one dict lookup, built once.
+        self._terrain_at = {cell: kind for kind, cells in self.terrain.items() for cell in cells}
+
+    def terrain_at(self, cell: tuple[int, int]) -> str:
+        """The terrain kind of ``cell`` (a tuple), ``"open"`` where the scenario places none."""
+        return self._terrain_at.get(cell, "open")
+
+    @property
+    def side_names(self) -> dict[str, str]:
+        """Side id -> display name, e.g. ``{"red": "Rome", "blue": "Carthage"}``."""
+        return {side: spec.name for side, spec in self.sides.items()}
+
+
+# ---------------------------------------------------------------------------------------------
+# Pydantic's errors, in words a player understands.
+
+# The model behind each (index-free) path, to list the fields allowed where an unknown one appears.
+_MODEL_AT: dict[tuple[str, ...], type[BaseModel]] = {
+    (): Scenario,
+    ("grid",): GridSpec,
+    ("sides",): SideSpec,
+    ("units",): UnitSpec,
+    ("victory",): VictorySpec,
+}
+
+
+_PATTERN_WORDS = {
+    _SCENARIO_ID: "use lowercase letters, digits and dashes",
+    _UNIT_ID: "use 1 to 24 letters, digits, '_' or '-'",
+}
+
+
+def _path(loc: tuple[str | int, ...]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _problem(error: dict[str, Any]) -> str:
+    kind, value, ctx = error["type"], error.get("input"), error.get("ctx", {})
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "extra_forbidden":
+        names = tuple(p for p in error["loc"][:-1] if isinstance(p, str))
+        model = _MODEL_AT.get(names[:1] if names[:1] == ("sides",) else names)
+        allowed = f"; expected one of: {', '.join(model.model_fields)}" if model else ""
+        return f"unknown field {error['loc'][-1]!r}{allowed}"
+    if kind in ("model_type", "dict_type"):
+        return f"expected a table, got {value!r}"
+    if kind in ("tuple_type", "list_type"):
+        return f"expected a list, got {value!r}"
+    if kind == "int_type":
+        return f"expected a whole number, got {value!r}"
+    if kind == "string_type":
+        return f"expected text, got {value!r}"
+    if kind == "greater_than_equal":
+        return f"must be at least {ctx['ge']}, got {value!r}"
+    if kind == "less_than_equal":
+        return f"must be at most {ctx['le']}, got {value!r}"
+    if kind == "string_too_short":
+        return "must not be empty"
+    if kind == "string_pattern_mismatch":
+        return f"{value!r} is not allowed: {_PATTERN_WORDS.get(ctx['pattern'], ctx['pattern'])}"
+    if kind == "value_error":
+        return error["msg"].removeprefix("Value error, ")
+    return f"{error['msg']} (got {value!r})"
+
+
+# ---------------------------------------------------------------------------------------------
+# The checks that need the rule tables or the whole scenario.
+
+
+def _tables():
+    """The rule tables module, imported on first use: importing ``warlog.engine.rulesets`` runs
+    its ``__init__``, which reaches the engine modules that themselves import this one."""
+    from warlog.engine.rulesets import tables
+
+    return tables
+
+
+class _Invalid(Exception):
+    """Raised by the checks below with a field and a problem; the loader adds the source."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(field, problem)
+        self.field, self.problem = field, problem
+
+
+def _check_system(s: Scenario) -> None:
+    tables = _tables()
+    if s.grid.kind not in GRID_KINDS:
+        kinds = ", ".join(GRID_KINDS)
+        raise _Invalid("grid.kind", f"unknown grid kind {s.grid.kind!r}; use one of: {kinds}")
+    known = ", ".join(tables.systems())
+    if s.rule_system not in tables.systems():
+        raise _Invalid("rule_system", f"unknown rule system {s.rule_system!r}; known: {known}")
+    known = ", ".join(tables.periods(s.rule_system))
+    if s.period not in tables.periods(s.rule_system):
+        raise _Invalid("period", f"{s.rule_system} has no period {s.period!r}; known: {known}")
+
+
+def _check_sides(s: Scenario) -> None:
+    for side in SIDES:
+        if side not in s.sides:
+            raise _Invalid(f"sides.{side}", f"side {side!r} is missing; the sides are red and blue")
+    for side in s.sides:
+        if side not in SIDES:
+            raise _Invalid(f"sides.{side}", f"unknown side {side!r}; the sides are red and blue")
+    if s.first not in SIDES:
+        raise _Invalid("first", f"{s.first!r} is not a side; use red or blue")
+
+
+def _check_cell(s: Scenario, field: str, cell: tuple[int, int]) -> None:
+    if not (0 <= cell[0] < s.grid.width and 0 <= cell[1] < s.grid.height):
+        raise _Invalid(field, f"{cell} is off the {s.grid.width}x{s.grid.height} board")
+
+
+def _check_terrain(s: Scenario, kinds: tuple[str, ...]) -> None:
+    placed: dict[tuple[int, int], str] = {}
+    for kind, cells in s.terrain.items():
+        if kind not in kinds:
+            problem = f"unknown terrain kind {kind!r}; known: {', '.join(kinds)}"
+            raise _Invalid(f"terrain.{kind}", problem)
+        for i, cell in enumerate(cells):
+            _check_cell(s, f"terrain.{kind}[{i}]", cell)
+            if cell in placed:
+                problem = f"{cell} is already {placed[cell]}; a cell has one terrain kind"
+                raise _Invalid(f"terrain.{kind}[{i}]", problem)
+            placed[cell] = kind
+
+
+def _check_units(s: Scenario, table: Any) -> None:
+    period = table["periods"][s.period]
+    types = list(period["units"])
+    entry = period.get("entry", {})  # terrain kind -> the only types that may enter it
+    facings = FACINGS[s.grid.kind]
+    first_index: dict[str, int] = {}
+    occupant: dict[tuple[int, int], str] = {}
+    for i, unit in enumerate(s.units):
+        at = f"units[{i}]"
+        if unit.id in first_index:
+            problem = f"duplicate unit id {unit.id!r} (also units[{first_index[unit.id]}])"
+            raise _Invalid(f"{at}.id", problem)
+        first_index[unit.id] = i
+        if unit.side not in SIDES:
+            raise _Invalid(f"{at}.side", f"{unit.side!r} is not a side; use red or blue")
+        if unit.type not in types:
+            problem = f"{period['name']} has no unit type {unit.type!r}; known: {', '.join(types)}"
+            raise _Invalid(f"{at}.type", problem)
+        if unit.facing not in facings:
+            allowed = ", ".join(facings)
+            problem = f"{unit.facing!r} is not a facing on a {s.grid.kind} grid; "
+            problem += f"use one of: {allowed}"
+            raise _Invalid(f"{at}.facing", problem)
+        _check_cell(s, f"{at}.cell", unit.cell)
+        if unit.cell in occupant:
+            problem = f"{unit.cell} is already occupied by {occupant[unit.cell]}"
+            raise _Invalid(f"{at}.cell", problem)
+        occupant[unit.cell] = unit.id
+        kind = s.terrain_at(unit.cell)
+        if kind in table["terrain"]["impassable"]:
+            raise _Invalid(f"{at}.cell", f"{unit.cell} is {kind}, which is impassable")
+        if kind in entry and unit.type not in entry[kind]:
+            rule = f"{s.rule_system}.{s.period}.terrain"
+            problem = f"{unit.type} may not enter {kind}, only {' and '.join(entry[kind])} ({rule})"
+            raise _Invalid(f"{at}.cell", f"{unit.cell} is {kind}: {problem}")
+    for side in SIDES:
+        if not any(unit.side == side for unit in s.units):
+            raise _Invalid("units", f"side {side} ({s.sides[side].name}) has no units")
+
+
+def scenario_from_dict(data: dict[str, Any], *, source: str) -> Scenario:
+    """Validate parsed scenario data (a TOML file, or the scenario stored in a game's first event;
+    ``Scenario.model_dump(mode="json")`` round-trips) and resolve its options."""
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise ScenarioError(source, _path(first["loc"]), _problem(first)) from None
+    tables = _tables()
+    try:
+        _check_system(scenario)
+        table = tables.load_table(scenario.rule_system)
+        _check_sides(scenario)
+        _check_terrain(scenario, table["terrain"]["kinds"])
+        _check_units(scenario, table)
+        for i, cell in enumerate(scenario.victory.objectives):
+            _check_cell(scenario, f"victory.objectives[{i}]", cell)
+        options = tables.resolve_options(scenario.rule_system, scenario.options, source=source)
+    except _Invalid as error:
+        raise ScenarioError(source, error.field, error.problem) from None
+    except tables.OptionError as error:
+        raise ScenarioError(source, f"options.{error.option}", error.problem) from None
+    return scenario.model_copy(update={"options": options})
+
+
+def _parse(text: str, *, source: str, default_id: str) -> Scenario:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        # tomllib's message already says where: "... (at line 3, column 7)".
+        raise ScenarioError(source, "", f"not valid TOML: {error}") from None
+    if isinstance(data, dict) and "id" not in data:
+        data["id"] = default_id
+    return scenario_from_dict(data, source=source)
+
+
+def _id_from_name(stem: str) -> str:
+    """The id a file without ``id =`` gets: its name, lowercased, other characters as dashes
+    ("My_Battle.toml" -> "my-battle"), so any sensible file name loads."""
+    return re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-")
+
+
+def _read_file(path: Path) -> Scenario:
+    source = str(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(source, "", "no such file") from None
+    except UnicodeDecodeError:
+        raise ScenarioError(source, "", "not UTF-8 text") from None
+    except OSError as error:
+        raise ScenarioError(source, "", f"cannot read: {error.strerror or error}") from None
+    return _parse(text, source=source, default_id=_id_from_name(path.stem))
+
+
+@cache
+def _bundled() -> dict[str, Scenario]:
+    """The scenarios shipped in ``warlog.scenarios``, by id (read once)."""
+    found: dict[str, Scenario] = {}
+    for entry in sorted(files("warlog.scenarios").iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".toml"):
+            source = f"scenarios/{entry.name}"
+            scenario = _parse(entry.read_text("utf-8"), source=source, default_id=entry.name[:-5])
+            if scenario.id in found:
+                raise ScenarioError(source, "id", f"bundled id {scenario.id!r} is used twice")
+            found[scenario.id] = scenario
+    return dict(sorted(found.items()))
+
+
+def bundled_scenarios() -> list[Scenario]:
+    """Every bundled scenario, sorted by id."""
+    return list(_bundled().values())
+
+
+def load_scenario(ref: str | Path) -> Scenario:
+    """Load a scenario from a path to a ``.toml`` file, or a bundled scenario by id."""
+    if isinstance(ref, Path) or ref.endswith(".toml") or "/" in ref or "\\" in ref:
+        return _read_file(Path(ref))
+    bundled = _bundled()
+    if ref not in bundled:
+        raise ScenarioError(ref, "", f"no bundled scenario {ref!r}; bundled: {', '.join(bundled)}")
+    return bundled[ref]

@@ -1,0 +1,133 @@
+"""Game state: plain data, no rules. The fold (fold.py) is the only writer."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import orjson
+
+from warlog.engine.geometry import Cell, Grid
+from warlog.engine.scenario import Scenario
+
+SIDES: tuple[str, str] = ("red", "blue")
+
+
+def other_side(side: str) -> str:
+    return "blue" if side == "red" else "red"
+
+
+@dataclass(slots=True)
+class Unit:
+    id: str
+    side: str
+    type: str
+    cell: Cell
+    facing: str
+    name: str | None = None
+    hits: int = 0
+    removed: bool = False
+    acted: bool = False  # has used its move order this player turn (ohw.move.once)
+    moved: bool = False  # counts as having moved, for the rules on shooting after moving
+    shot: bool = False  # has shot this player turn
+    attacked: str | None = None  # the enemy it attacked this player turn
+
+    def public(self) -> dict[str, Any]:
+        """What a player sees of the unit (the JSON of `warlog show`)."""
+        return {
+            "id": self.id,
+            "side": self.side,
+            "type": self.type,
+            "name": self.name,
+            "cell": list(self.cell),
+            "facing": self.facing,
+            "hits": self.hits,
+            "removed": self.removed,
+        }
+
+
+@dataclass(slots=True)
+class GameState:
+    game: str
+    rule_system: str
+    period: str
+    options: dict[str, Any]
+    scenario: Scenario
+    grid: Grid
+    units: dict[str, Unit]  # in scenario order: iteration order is part of the rules' determinism
+    dice_mode: str = "seeded"
+    seed: int | None = None
+    players: dict[str, str] = field(default_factory=dict)
+    seq: int = 0
+    turn: int = 0
+    side: str | None = None
+    phase: str | None = None
+    melees: list[tuple[str, str]] = field(default_factory=list)  # (attacker, defender), oldest first
+    dice_rolled: int = 0
+    ended: bool = False
+    winner: str | None = None
+    end_reason: str | None = None
+
+    # -- queries -----------------------------------------------------------------------------
+    def alive(self, side: str | None = None) -> list[Unit]:
+        return [u for u in self.units.values() if not u.removed and (side is None or u.side == side)]
+
+    def unit_at(self, cell: Cell) -> Unit | None:
+        for u in self.units.values():
+            if not u.removed and u.cell == cell:
+                return u
+        return None
+
+    def engaged(self, unit_id: str) -> list[str]:
+        """Enemies in melee with this unit, oldest melee first."""
+        out = []
+        for attacker, defender in self.melees:
+            if attacker == unit_id:
+                out.append(defender)
+            elif defender == unit_id:
+                out.append(attacker)
+        return out
+
+    def in_melee(self, unit_id: str) -> bool:
+        return any(unit_id in pair for pair in self.melees)
+
+    # -- copies and digests --------------------------------------------------------------------
+    def copy(self) -> GameState:
+        """An independent copy (units are the only mutable parts)."""
+        return replace(
+            self,
+            units={k: replace(u) for k, u in self.units.items()},
+            melees=list(self.melees),
+        )
+
+    def public(self) -> dict[str, Any]:
+        """The state a player can see, as JSON-ready data (no scenario, no grid)."""
+        return {
+            "game": self.game,
+            "seq": self.seq,
+            "turn": self.turn,
+            "side": self.side,
+            "phase": self.phase,
+            "ended": self.ended,
+            "winner": self.winner,
+            "end_reason": self.end_reason,
+            "melees": [list(m) for m in self.melees],
+            "units": [u.public() for u in self.units.values()],
+        }
+
+    def checksum(self) -> str:
+        """sha256 of everything the rules read, in a canonical byte form."""
+        body = {
+            "turn": self.turn,
+            "side": self.side,
+            "phase": self.phase,
+            "dice_rolled": self.dice_rolled,
+            "melees": [list(m) for m in self.melees],
+            "units": [
+                [u.id, u.side, u.type, list(u.cell), u.facing, u.hits, u.removed, u.acted, u.moved, u.shot,
+                 u.attacked]
+                for u in self.units.values()
+            ],
+        }
+        return hashlib.sha256(orjson.dumps(body)).hexdigest()

@@ -1,0 +1,237 @@
+"""What happened in a game: one pydantic model per event kind under a common envelope.
+
+The models are the schema. Inside a running process the canonical form of an event is its JSON
+dict (``event.model_dump(mode="json")``): that is what the store writes, what the fold reads and
+what replay files hold, so reading a game back never pays for validation. Validation happens at
+the edges: events made by the engine, files coming in (``parse_event``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+SCHEMA_VERSION = 1
+
+Cell = tuple[int, int]
+Side = Literal["red", "blue"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# Orders: what a player (or bot, or a recorded tabletop move) asked for.
+
+
+class MoveOrder(_Strict):
+    """Turn to ``facing`` (the direction of travel), go ``distance`` cells straight ahead, then
+    turn to ``end_facing``. With ``attack`` the move ends next to that enemy, facing it."""
+
+    type: Literal["move"] = "move"
+    unit: str
+    facing: str
+    distance: int = Field(ge=0)
+    end_facing: str | None = None
+    attack: str | None = None
+
+
+class ShootOrder(_Strict):
+    type: Literal["shoot"] = "shoot"
+    unit: str
+    target: str
+
+
+class TurnToFaceOrder(_Strict):
+    """A unit attacked in flank or rear turns, in its own turn, to face that attacker."""
+
+    type: Literal["turn_to_face"] = "turn_to_face"
+    unit: str
+    enemy: str
+
+
+class EndPhaseOrder(_Strict):
+    type: Literal["end_phase"] = "end_phase"
+
+
+Order = Annotated[
+    Union[MoveOrder, ShootOrder, TurnToFaceOrder, EndPhaseOrder], Field(discriminator="type")
+]
+ORDER_ADAPTER: TypeAdapter[Order] = TypeAdapter(Order)
+
+
+# ----------------------------------------------------------------------------------------------
+# Events
+
+
+class Envelope(_Strict):
+    """Fields every event carries. ``cause`` is the seq of the event this one follows from
+    (the order, or the phase start); ``rules`` are the ids of the rules that produced it."""
+
+    game: str
+    seq: int = Field(ge=1)
+    turn: int = Field(ge=0)
+    side: Side | None = None
+    phase: str | None = None
+    v: int = SCHEMA_VERSION
+    cause: int | None = None
+    rules: tuple[str, ...] = ()
+
+
+class GameStarted(Envelope):
+    """First event of every game: everything needed to rebuild it from nothing."""
+
+    kind: Literal["game_started"] = "game_started"
+    rule_system: str
+    period: str
+    options: dict[str, Any]
+    scenario: dict[str, Any]
+    dice: Literal["seeded", "manual"]
+    seed: int | None = None
+    players: dict[str, str] = {}
+
+
+class PhaseStarted(Envelope):
+    kind: Literal["phase_started"] = "phase_started"
+
+
+class OrderGiven(Envelope):
+    kind: Literal["order_given"] = "order_given"
+    order: Order
+    by: str | None = None
+
+
+class DiceRolled(Envelope):
+    """A die is a fact: its faces, why it was rolled, and for which unit."""
+
+    kind: Literal["dice_rolled"] = "dice_rolled"
+    purpose: str
+    faces: tuple[int, ...]
+    unit: str | None = None
+    sides: int = 6
+
+
+class UnitTurned(Envelope):
+    """``used_move``: the turn spent the unit's move for this turn (a pivot in place)."""
+
+    kind: Literal["unit_turned"] = "unit_turned"
+    unit: str
+    from_facing: str
+    to_facing: str
+    used_move: bool = False
+
+
+class UnitMoved(Envelope):
+    kind: Literal["unit_moved"] = "unit_moved"
+    unit: str
+    path: tuple[Cell, ...]
+    from_cell: Cell
+    to_cell: Cell
+    road_bonus: bool = False
+
+
+class MeleeJoined(Envelope):
+    """``attacker`` has closed with ``defender``; ``aspect`` is where it struck the defender."""
+
+    kind: Literal["melee_joined"] = "melee_joined"
+    attacker: str
+    defender: str
+    aspect: Literal["front", "flank", "rear"]
+
+
+class HitsInflicted(Envelope):
+    """Hits from one shot or one melee roll, with the arithmetic that produced them."""
+
+    kind: Literal["hits_inflicted"] = "hits_inflicted"
+    attack: Literal["shooting", "melee"]
+    source: str
+    target: str
+    die: int
+    modifier: int
+    base: int
+    doubled: bool = False
+    halvings: tuple[str, ...] = ()
+    hits: int
+    total: int
+
+
+class UnitRemoved(Envelope):
+    kind: Literal["unit_removed"] = "unit_removed"
+    unit: str
+    hits: int
+
+
+class StateChecksum(Envelope):
+    """sha256 of the canonical state at the end of a turn: divergence shows up at once."""
+
+    kind: Literal["state_checksum"] = "state_checksum"
+    sha256: str
+
+
+class GameEnded(Envelope):
+    kind: Literal["game_ended"] = "game_ended"
+    winner: Side | None
+    reason: str
+    objectives: dict[str, int] = {}
+
+
+Event = Annotated[
+    Union[
+        GameStarted,
+        PhaseStarted,
+        OrderGiven,
+        DiceRolled,
+        UnitTurned,
+        UnitMoved,
+        MeleeJoined,
+        HitsInflicted,
+        UnitRemoved,
+        StateChecksum,
+        GameEnded,
+    ],
+    Field(discriminator="kind"),
+]
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+EVENT_KINDS: tuple[str, ...] = (
+    "game_started",
+    "phase_started",
+    "order_given",
+    "dice_rolled",
+    "unit_turned",
+    "unit_moved",
+    "melee_joined",
+    "hits_inflicted",
+    "unit_removed",
+    "state_checksum",
+    "game_ended",
+)
+
+
+class EventError(ValueError):
+    """An event that does not match its schema; the message names the event and the field."""
+
+
+def parse_event(data: dict[str, Any]) -> Event:
+    """Validate one event dict (after upcasting), raising EventError with a readable message."""
+    from warlog.events.upcast import UpcastError, upcast
+
+    try:
+        return EVENT_ADAPTER.validate_python(upcast(data))
+    except UpcastError as exc:
+        raise EventError(str(exc)) from None
+    except ValidationError as exc:
+        where = f"event seq {data.get('seq', '?')} ({data.get('kind', 'no kind')})"
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"][1:]) or "event"
+        raise EventError(f"{where}: field '{field}': {first['msg']}") from None
+
+
+def to_dict(event: Envelope) -> dict[str, Any]:
+    """The canonical JSON dict of an event (tuples become lists, as they do on disk)."""
+    return event.model_dump(mode="json")
+
+
+def parse_order(data: dict[str, Any]) -> Order:
+    return ORDER_ADAPTER.validate_python(data)

@@ -1,0 +1,300 @@
+"""Single-file JSONL replays: one game, one file, shareable and tamper-evident.
+
+Line 1 is a header naming the format, its version, the game and everything needed to rebuild it
+(rule system, period, options, the whole scenario, the seed), copied from the game's first event.
+Every later line is one event as canonical JSON plus a ``"chain"`` key: sha256 of the previous
+line's chain and the event's canonical bytes (the header's chain starts from GENESIS). Editing any
+value on any line breaks the chain from that line on, and the error names the line.
+
+Writing is deterministic (sorted keys, no timestamps), so the same events give the same bytes, and
+atomic (temp file in the same folder, then ``os.replace``), so a crash never leaves half a file.
+Reading is defensive: size limits first, then one clear error per problem, naming file and line.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+import warlog
+from warlog.events.chain import GENESIS, CanonicalError, canonical, link
+from warlog.events.model import EventError, parse_event, to_dict
+from warlog.events.store import EventStore, GameExists
+from warlog.events.upcast import UpcastError
+
+FORMAT = "warlog-replay"
+FORMAT_VERSION = 1
+MAX_FILE_BYTES = 256 * 1024 * 1024
+MAX_LINE_BYTES = 4 * 1024 * 1024
+SUFFIX = ".jsonl"
+
+HEADER_FIELDS = ("game", "rule_system", "period", "options", "scenario", "seed")
+"""Header fields copied from the first event (game_started); import checks they still agree."""
+
+
+class ReplayError(ValueError):
+    """A replay file that cannot be read or imported; the message names the file and line."""
+
+
+class ChainError(ReplayError):
+    """A line whose hash does not follow from the lines before it: the file was edited."""
+
+    def __init__(self, path: str | Path, line: int, seq: int | None) -> None:
+        self.path, self.line, self.seq = str(path), line, seq
+        what = "header" if line == 1 else f"event seq {seq}"
+        super().__init__(
+            f"{path}: line {line} ({what}): hash chain broken — the file was changed after it "
+            "was written"
+        )
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A replay as read from disk: its header and its events (without their chain keys)."""
+
+    header: dict[str, Any]
+    events: list[dict[str, Any]]
+
+    @property
+    def game(self) -> str:
+        return self.header["game"]
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+def make_header(first: dict[str, Any]) -> dict[str, Any]:
+    """The header line for a game whose first event is ``first`` (game_started), chain included."""
+    if first.get("kind") != "game_started":
+        raise ReplayError(
+            f"a replay starts with the game_started event, not {first.get('kind')!r}"
+        )
+    header: dict[str, Any] = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "warlog_version": warlog.__version__,
+        **{name: first.get(name) for name in HEADER_FIELDS},
+    }
+    header["chain"] = link(GENESIS, canonical(header))
+    return header
+
+
+def encode_replay(events: list[dict[str, Any]]) -> bytes:
+    """The bytes of a replay file holding ``events`` (seqs 1, 2, ... of one game)."""
+    if not events:
+        raise ReplayError("cannot write a replay with no events")
+    header = make_header(events[0])
+    game, prev = header["game"], header["chain"]
+    lines = [canonical(header)]
+    for number, event in enumerate(events, start=1):
+        if event.get("game") != game or event.get("seq") != number:
+            raise ReplayError(
+                f"cannot write replay of game {game!r}: event {number} is seq "
+                f"{event.get('seq')!r} of game {event.get('game')!r}; expected seq {number}"
+            )
+        if "chain" in event:
+            raise ReplayError(f"event seq {number} already has a 'chain' key; pass plain events")
+        try:
+            body = canonical(event)
+        except CanonicalError as exc:
+            raise ReplayError(f"event seq {number}: {exc}") from None
+        prev = link(prev, body)
+        lines.append(canonical({**event, "chain": prev}))
+    return b"\n".join(lines) + b"\n"
+
+
+def write_bytes_atomic(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temp file in the same folder and ``os.replace``."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def write_replay(path: str | Path, events: list[dict[str, Any]]) -> None:
+    """Write ``events`` (a whole game, from its game_started) as a replay file at ``path``."""
+    write_bytes_atomic(path, encode_replay(events))
+
+
+def export_game(store: EventStore, game_id: str, path: str | Path) -> None:
+    """Write the stored game ``game_id`` to ``path`` as a replay file."""
+    write_replay(path, store.read(game_id))
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def _lines(path: Path, max_file_bytes: int, max_line_bytes: int) -> list[bytes]:
+    """The file's lines without their newlines, refusing files and lines over the limits."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise ReplayError(f"{path}: cannot read the file ({exc.strerror})") from None
+    if size > max_file_bytes:
+        raise ReplayError(
+            f"{path}: file is {size:,} bytes; replays larger than {max_file_bytes:,} bytes are "
+            "refused"
+        )
+    if size == 0:
+        raise ReplayError(f"{path}: the file is empty; a warlog replay starts with a header line")
+    lines: list[bytes] = []
+    total = 0
+    with path.open("rb") as handle:
+        while line := handle.readline(max_line_bytes + 2):
+            total += len(line)
+            if total > max_file_bytes:  # the file grew while we read it
+                raise ReplayError(f"{path}: the file grew past {max_file_bytes:,} bytes while read")
+            text = line.rstrip(b"\r\n")
+            if len(text) > max_line_bytes:
+                raise ReplayError(
+                    f"{path}: line {len(lines) + 1} is longer than {max_line_bytes:,} bytes; "
+                    "refused"
+                )
+            lines.append(text)
+    return lines
+
+
+def _json_object(path: Path, number: int, line: bytes, what: str) -> dict[str, Any]:
+    # Line 1 decides whether this is a replay at all; say so rather than "damaged".
+    start = f"{path}: not a warlog replay: line 1" if number == 1 else f"{path}: line {number}"
+    if not line.strip():
+        raise ReplayError(f"{start} is empty; expected {what}")
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        damaged = "" if number == 1 else "; the file is truncated or damaged"
+        raise ReplayError(
+            f"{start} is not valid JSON ({exc.msg} at character {exc.pos + 1}){damaged}"
+        ) from None
+    if not isinstance(value, dict):
+        raise ReplayError(f"{start} is a JSON {type(value).__name__}, expected {what}")
+    return value
+
+
+def _check_header(path: Path, header: dict[str, Any], check_chain: bool) -> None:
+    if header.get("format") != FORMAT:
+        raise ReplayError(
+            f'{path}: not a warlog replay (line 1 has no "format": "{FORMAT}")'
+        )
+    version = header.get("format_version")
+    if type(version) is not int or version < 1:
+        raise ReplayError(f"{path}: line 1: format_version {version!r} is not a version number")
+    if version > FORMAT_VERSION:
+        raise ReplayError(
+            f"{path}: replay format_version {version} is newer than this warlog supports "
+            f"({FORMAT_VERSION}); upgrade warlog (the file says it was written by warlog "
+            f"{header.get('warlog_version', '?')})"
+        )
+    if check_chain:
+        body = {k: v for k, v in header.items() if k != "chain"}
+        if header.get("chain") != link(GENESIS, canonical(body)):
+            raise ChainError(path, 1, None)
+    for name in HEADER_FIELDS:
+        if name not in header:
+            raise ReplayError(f"{path}: line 1: the header has no {name!r} field")
+    if not isinstance(header["game"], str) or not header["game"]:
+        raise ReplayError(f"{path}: line 1: header 'game' must be a non-empty string")
+
+
+def read_replay(
+    path: str | Path,
+    *,
+    check_chain: bool = True,
+    max_file_bytes: int = MAX_FILE_BYTES,
+    max_line_bytes: int = MAX_LINE_BYTES,
+) -> Replay:
+    """Read a replay file: size limits, header, then each event line and its chain link.
+
+    Events come back as parsed JSON dicts without their ``chain`` key; they are not validated
+    against the schema here (``import_replay`` does that).
+    """
+    path = Path(path)
+    lines = _lines(path, max_file_bytes, max_line_bytes)
+    header = _json_object(path, 1, lines[0], "the replay header")
+    _check_header(path, header, check_chain)
+    prev = header.get("chain", GENESIS)
+    events: list[dict[str, Any]] = []
+    for number, line in enumerate(lines[1:], start=2):
+        event = _json_object(path, number, line, "one event")
+        chain = event.pop("chain", None)
+        if check_chain:
+            try:
+                expected = link(prev, canonical(event))
+            except CanonicalError as exc:
+                raise ReplayError(f"{path}: line {number}: {exc}") from None
+            if chain != expected:
+                raise ChainError(path, number, event.get("seq"))
+            prev = chain
+        events.append(event)
+    return Replay(header=header, events=events)
+
+
+def validate_replay(replay: Replay, path: str | Path = "replay") -> list[dict[str, Any]]:
+    """Check a replay's events against the schema and each other; return them normalized
+    (upcast to the current schema, defaults filled in) as canonical event dicts."""
+    header, game = replay.header, replay.game
+    if not replay.events:
+        raise ReplayError(f"{path}: the file has a header but no events")
+    normalized: list[dict[str, Any]] = []
+    for number, event in enumerate(replay.events, start=1):
+        line = number + 1
+        seq = event.get("seq")
+        if event.get("game") != game:
+            raise ReplayError(
+                f"{path}: line {line} (event seq {seq}): belongs to game {event.get('game')!r}, "
+                f"but this replay is of game {game!r}"
+            )
+        if seq != number:
+            if type(seq) is not int:
+                problem = "not a whole number"
+            elif seq < number:
+                problem = "a repeated or earlier seq"
+            else:
+                problem = f"a gap: seq {number} is missing"
+            raise ReplayError(
+                f"{path}: line {line}: event seq {seq!r} where seq {number} was expected "
+                f"({problem}); events must be numbered 1, 2, 3, ... without gaps"
+            )
+        try:
+            normalized.append(to_dict(parse_event(event)))
+        except (EventError, UpcastError) as exc:
+            raise ReplayError(f"{path}: line {line}: {exc}") from None
+    first = normalized[0]
+    if first["kind"] != "game_started":
+        raise ReplayError(
+            f"{path}: line 2: the first event must be game_started, not {first['kind']!r}"
+        )
+    for name in HEADER_FIELDS:
+        if header[name] != first.get(name):
+            raise ReplayError(
+                f"{path}: line 1: header {name!r} is {header[name]!r} but the game_started "
+                f"event says {first.get(name)!r}"
+            )
+    return normalized
+
+
+def import_replay(store: EventStore, path: str | Path) -> str:
+    """Validate the replay at ``path`` completely, then append it as a new game in one
+    transaction; return the game id. Nothing is written if anything is wrong."""
+    replay = read_replay(path)
+    events = validate_replay(replay, path)
+    game = replay.game
+    if store.has_game(game):
+        raise GameExists(game, store.last_seq(game), f"cannot import {path}")
+    store.append(game, events, 0)
+    return game

@@ -1,0 +1,93 @@
+"""The EventStore protocol every backend implements, and the errors it raises.
+
+A store keeps each game as an append-only sequence of event dicts numbered 1, 2, 3, ... A writer
+says which seq it last saw (``expected_seq``); if someone else appended in between, the append
+fails as a whole (optimistic concurrency, as in eventsourcing) and the writer reloads. Nothing is
+ever updated or deleted: corrections are new events.
+
+The errors subclass ValueError and carry messages written for a player, not a database admin.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+class StoreError(ValueError):
+    """A request the store refuses (bad batch, unknown game, ...); nothing was written."""
+
+
+class ConcurrencyError(StoreError):
+    """The game moved on since the writer last read it: reload and try again."""
+
+    def __init__(self, game: str, stored: int, expected: int, message: str = "") -> None:
+        self.game, self.stored, self.expected = game, stored, expected
+        super().__init__(
+            message
+            or f"game {game!r} has {stored} events; this append expected {expected} — "
+            "reload and try again"
+        )
+
+
+class GameExists(ConcurrencyError):
+    """A new game (expected_seq 0) whose id is already taken."""
+
+    def __init__(self, game: str, stored: int, what: str = "") -> None:
+        prefix = f"{what}: " if what else ""
+        super().__init__(
+            game,
+            stored,
+            0,
+            f"{prefix}game {game!r} is already in the database ({stored} events); "
+            "use another game id or another database",
+        )
+
+
+class GameNotFound(StoreError):
+    """No game with that id is stored."""
+
+    def __init__(self, game: str) -> None:
+        self.game = game
+        super().__init__(f"no game {game!r} in this database")
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """One line of a game list: who played what, how long it is, how it ended (if it did)."""
+
+    id: str
+    rule_system: str
+    period: str
+    scenario_id: str | None
+    title: str | None
+    players: dict[str, str] = field(default_factory=dict)
+    events: int = 0
+    ended: bool = False
+    winner: str | None = None
+    reason: str | None = None
+
+
+@runtime_checkable
+class EventStore(Protocol):
+    """What the engine, the CLI and the dashboard may ask of any backend."""
+
+    def append(self, game: str, events: list[dict[str, Any]], expected_seq: int) -> int:
+        """Append ``events`` (seqs expected_seq+1, +2, ...) atomically; return the new last seq."""
+        ...
+
+    def read(self, game: str, upto: int | None = None) -> list[dict[str, Any]]:
+        """The game's events with seq <= upto (all if None), in order."""
+        ...
+
+    def last_seq(self, game: str) -> int:
+        """The seq of the game's last event; 0 if the game has none."""
+        ...
+
+    def has_game(self, game: str) -> bool: ...
+
+    def games(self) -> list[GameInfo]:
+        """Every stored game, ordered by id."""
+        ...
+
+    def close(self) -> None: ...

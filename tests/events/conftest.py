@@ -1,0 +1,131 @@
+"""Builders shared by the event tests: realistic event dicts made through the models, whole
+games, database dumps for before/after comparisons, and hand-made replay files."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from warlog.events.chain import GENESIS, canonical, link
+from warlog.events.model import DiceRolled, GameEnded, GameStarted, HitsInflicted, to_dict
+from warlog.events.sqlite_store import SQLiteEventStore
+
+
+def started(game: str = "g1", *, seed: int | None = 7, **extra: Any) -> dict[str, Any]:
+    fields: dict[str, Any] = dict(
+        game=game,
+        seq=1,
+        turn=0,
+        rule_system="ohw",
+        period="ancients",
+        options={"grid": "square"},
+        scenario={"id": "s1", "title": "Pitched battle", "size": [12, 12]},
+        dice="seeded",
+        seed=seed,
+        players={"red": "Ann", "blue": "Bob"},
+    )
+    fields.update(extra)
+    return to_dict(GameStarted(**fields))
+
+
+def dice(game: str, seq: int, faces: tuple[int, ...] = (4,), **extra: Any) -> dict[str, Any]:
+    fields: dict[str, Any] = dict(
+        game=game,
+        seq=seq,
+        turn=1 + seq // 10,
+        side="red",
+        phase="shooting",
+        purpose="shoot",
+        faces=faces,
+        unit="r1",
+        rules=("ohw.shoot.roll",),
+        cause=seq - 1,
+    )
+    fields.update(extra)
+    return to_dict(DiceRolled(**fields))
+
+
+def hits(game: str, seq: int, die: int = 4, **extra: Any) -> dict[str, Any]:
+    fields: dict[str, Any] = dict(
+        game=game,
+        seq=seq,
+        turn=1 + seq // 10,
+        side="red",
+        phase="shooting",
+        attack="shooting",
+        source="r1",
+        target="b2",
+        die=die,
+        modifier=-2,
+        base=die - 2,
+        halvings=("cover",),
+        hits=(die - 2) // 2,
+        total=seq,
+        rules=("ohw.shoot.hits", "ohw.cover"),
+        cause=seq - 1,
+    )
+    fields.update(extra)
+    return to_dict(HitsInflicted(**fields))
+
+
+def ended(game: str, seq: int, winner: str | None = "blue") -> dict[str, Any]:
+    return to_dict(
+        GameEnded(game=game, seq=seq, turn=15, winner=winner, reason="objective held",
+                  objectives={"hill": 3})
+    )
+
+
+def make_game(game: str = "g1", n: int = 20, *, finished: bool = False) -> list[dict[str, Any]]:
+    """A game of ``n`` events: game_started, then dice/hits pairs (and game_ended if finished)."""
+    events = [started(game)]
+    for seq in range(2, n + 1):
+        if finished and seq == n:
+            events.append(ended(game, seq))
+        elif seq % 2 == 0:
+            events.append(dice(game, seq, faces=(1 + seq % 6,)))
+        else:
+            events.append(hits(game, seq, die=1 + (seq - 1) % 6))
+    return events
+
+
+def dump(path: Path) -> str:
+    """Every table, row, index and trigger of the database at ``path``, as SQL text."""
+    conn = sqlite3.connect(path)
+    try:
+        return "\n".join(conn.iterdump())
+    finally:
+        conn.close()
+
+
+def chained_lines(header: dict[str, Any], events: list[dict[str, Any]]) -> bytes:
+    """A replay file body with a valid hash chain around whatever header and events are given,
+    so tests can make files that are well-chained but wrong in some other way."""
+    header = {k: v for k, v in header.items() if k != "chain"}
+    prev = link(GENESIS, canonical(header))
+    lines = [canonical({**header, "chain": prev})]
+    for event in events:
+        prev = link(prev, canonical(event))
+        lines.append(canonical({**event, "chain": prev}))
+    return b"\n".join(lines) + b"\n"
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "games.db"
+
+
+@pytest.fixture
+def store(db_path: Path):
+    with SQLiteEventStore(db_path) as s:
+        yield s
+
+
+@pytest.fixture
+def build():
+    """This module, so tests call ``build.make_game(...)`` without importing conftest by name
+    (several test folders may have a conftest.py; importing one by name is fragile)."""
+    return sys.modules[__name__]

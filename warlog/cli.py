@@ -1,0 +1,274 @@
+"""The `warlog` command: thin. It parses, calls the engine and the store, and prints.
+
+Every error a user can cause (a bad scenario, a malformed replay, an illegal order, a game that
+is not in the database) is a typed error whose message is printed as one line on stderr, with
+exit code 1; never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Iterator, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from warlog import __version__
+
+app = typer.Typer(
+    help="Grid wargames as append-only event logs: simulate, show, verify, share and scrub them.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+DbOption = Annotated[
+    Path,
+    typer.Option("--db", envvar="WARLOG_DB", help="SQLite database file (or set WARLOG_DB)."),
+]
+DEFAULT_DB = Path("warlog.db")
+
+
+def _user_errors() -> tuple[type[Exception], ...]:
+    from warlog.engine.dice import DiceError
+    from warlog.engine.fold import FoldError
+    from warlog.engine.rules import IllegalOrder
+    from warlog.engine.scenario import ScenarioError
+    from warlog.events.model import EventError
+    from warlog.events.replay_file import ReplayError
+    from warlog.events.store import StoreError
+
+    return (ScenarioError, ReplayError, StoreError, IllegalOrder, EventError, DiceError,
+            FoldError, OSError)
+
+
+@contextmanager
+def friendly() -> Iterator[None]:
+    """Turn a user's mistake into one readable line and exit code 1."""
+    try:
+        yield
+    except _user_errors() as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from None
+
+
+def _store(db: Path):
+    from warlog.events.sqlite_store import SQLiteEventStore
+
+    return SQLiteEventStore(db)
+
+
+def _events_of(ref: str, db: Path) -> list[dict]:
+    """A replay file's events, or a stored game's."""
+    from warlog.events.replay_file import read_replay
+
+    if Path(ref).is_file():
+        return read_replay(ref).events
+    with _store(db) as store:
+        return store.read(ref)
+
+
+@app.command()
+def scenarios() -> None:
+    """List the bundled scenarios."""
+    from warlog.engine.scenario import bundled_scenarios
+
+    table = Table("id", "system", "period", "grid", "units", "turns", "title")
+    for s in bundled_scenarios():
+        counts = f"{sum(u.side == 'red' for u in s.units)} v {sum(u.side == 'blue' for u in s.units)}"
+        table.add_row(s.id, s.rule_system, s.period, f"{s.grid.kind} {s.grid.width}x{s.grid.height}",
+                      counts, str(s.victory.turn_limit), s.title)
+    out.print(table)
+
+
+@app.command()
+def simulate(
+    scenario: Annotated[str, typer.Argument(help="A bundled scenario id or a .toml file.")],
+    seed: Annotated[int, typer.Option(help="Seed for the dice and the bots.")] = 1,
+    red: Annotated[str, typer.Option(help="Policy playing red.")] = "aggressive",
+    blue: Annotated[str, typer.Option(help="Policy playing blue.")] = "cautious",
+    out_file: Annotated[Optional[Path], typer.Option("--out", help="Write a replay file.")] = None,
+    db: Annotated[Optional[Path], typer.Option("--db", envvar="WARLOG_DB",
+                                               help="Also record the game in this database.")] = None,
+) -> None:
+    """Let two bots play a scenario to the end. Same seed, same game, byte for byte."""
+    from warlog.engine.bots import play_out
+    from warlog.engine.scenario import load_scenario
+    from warlog.events.replay_file import write_replay
+
+    with friendly():
+        scn = load_scenario(scenario)
+        try:
+            game = play_out(f"{scn.id}-{red}-{blue}-s{seed}", scn, seed=seed, red=red, blue=blue)
+        except ValueError as exc:  # an unknown policy name
+            raise typer.BadParameter(str(exc)) from None
+        if out_file is not None:
+            write_replay(out_file, game.events)
+        if db is not None or out_file is None:
+            with _store(db or DEFAULT_DB) as store:
+                _record(store, game.events)
+    s = game.state
+    result = f"{s.winner} wins" if s.winner else "draw"
+    out.print(f"{game.state.game}: {result} ({s.end_reason}); {len(game.events)} events"
+              + (f"; replay written to {out_file}" if out_file else ""))
+
+
+def _record(store, events: list[dict]) -> None:
+    """Append a whole game, accepting an identical copy already stored (simulate is repeatable)."""
+    from warlog.events.store import StoreError
+
+    game = events[0]["game"]
+    if store.has_game(game):
+        if store.read(game) == events:
+            return
+        raise StoreError(f"game {game!r} is already in the database with different events")
+    store.append(game, events, 0)
+
+
+@app.command()
+def show(
+    ref: Annotated[str, typer.Argument(help="A replay file or a game id in the database.")],
+    turn: Annotated[Optional[int], typer.Option(help="Show the state at the end of this turn.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Show a game's state: turn, phase, side to move and every unit."""
+    from warlog.engine.fold import replay
+
+    with friendly():
+        events = _events_of(ref, db)
+        upto = None
+        if turn is not None:
+            last = [e["seq"] for e in events if e["turn"] <= turn]
+            if turn < 0 or not last:
+                raise typer.BadParameter(f"turn {turn} is not in this game")
+            upto = last[-1]
+        state = replay(events, upto)
+    view = state.public()
+    if as_json:
+        out.print_json(json.dumps(view))
+        return
+    title = f"{state.scenario.title} — turn {state.turn}, {state.side or '-'} {state.phase or ''}"
+    if state.ended:
+        title += f" — ended: {state.winner or 'draw'} ({state.end_reason})"
+    table = Table("unit", "side", "type", "cell", "facing", "hits", title=title)
+    for u in view["units"]:
+        style = "dim" if u["removed"] else ("red" if u["side"] == "red" else "blue")
+        table.add_row(u["id"], u["side"], u["type"], str(tuple(u["cell"])), u["facing"],
+                      f"{u['hits']}" + (" removed" if u["removed"] else ""), style=style)
+    out.print(table)
+
+
+@app.command()
+def verify(file: Annotated[Path, typer.Argument(help="A replay file.")]) -> None:
+    """Check a replay: its hash chain, then every consequence re-derived from its inputs."""
+    from warlog.engine.verify import verify as rederive
+    from warlog.events.replay_file import ReplayError, read_replay
+
+    try:
+        replay = read_replay(file)
+    except (ReplayError, OSError) as exc:
+        err.print(f"[red]FAIL[/red] {exc}")
+        raise typer.Exit(1) from None
+    report = rederive(replay.events)
+    if not report.ok:
+        err.print(f"[red]FAIL[/red] {file}: {report.mismatch.message}")
+        raise typer.Exit(1)
+    state = "finished" if report.finished else "not finished"
+    out.print(f"[green]OK[/green] {file}: hash chain intact; {report.events} events, "
+              f"{report.orders} orders re-derived; game {state}")
+
+
+@app.command("export")
+def export_cmd(
+    game: Annotated[str, typer.Argument(help="Game id in the database.")],
+    out_file: Annotated[Path, typer.Option("--out", help="Replay file to write.")],
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Write a stored game as a single-file replay."""
+    from warlog.events.replay_file import export_game
+
+    with friendly(), _store(db) as store:
+        export_game(store, game, out_file)
+    out.print(f"{game} written to {out_file}")
+
+
+@app.command("import")
+def import_cmd(
+    file: Annotated[Path, typer.Argument(help="A replay file.")],
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Check a replay file and add its game to the database."""
+    from warlog.events.replay_file import import_replay
+
+    with friendly(), _store(db) as store:
+        game = import_replay(store, file)
+    out.print(f"imported {game} into {db}")
+
+
+@app.command()
+def games(db: DbOption = DEFAULT_DB) -> None:
+    """List the games in the database."""
+    with friendly(), _store(db) as store:
+        infos = store.games()
+    table = Table("game", "scenario", "players", "events", "result")
+    for g in infos:
+        result = (g.winner or "draw") if g.ended else "in progress"
+        table.add_row(g.id, g.scenario_id or "", " v ".join(f"{k}:{v}" for k, v in g.players.items()),
+                      str(g.events), result)
+    out.print(table)
+
+
+@app.command()
+def rules(prefix: Annotated[str, typer.Argument(help="Only ids starting with this.")] = "") -> None:
+    """The rule catalogue: every rule the engine applies, its source, and interpretations."""
+    from warlog.engine.rules import catalogue
+
+    table = Table("id", "rule", "source", "interpretation (option)")
+    for r in catalogue().values():
+        if r.id.startswith(prefix):
+            interp = ("yes" + (f" ({r.option})" if r.option else "")) if r.interpretation else ""
+            table.add_row(r.id, r.text, r.source, interp)
+    out.print(table)
+
+
+@app.command()
+def dashboard(
+    db: DbOption = DEFAULT_DB,
+    port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501,
+    headless: Annotated[bool, typer.Option(help="Do not open a browser.")] = False,
+) -> None:
+    """Open the dashboard on the database (seeded with demo games on first run)."""
+    from warlog.demo import ensure_demo_games
+
+    with friendly(), _store(db) as store:
+        added = ensure_demo_games(store)
+    if added:
+        out.print(f"seeded {db} with {added} demo games")
+    from importlib.resources import files
+
+    app_file = Path(str(files("warlog.dashboard").joinpath("app.py")))
+    env = {**os.environ, "WARLOG_DB": str(Path(db).resolve())}
+    cmd = [sys.executable, "-m", "streamlit", "run", str(app_file), "--server.port", str(port),
+           "--browser.gatherUsageStats", "false"]
+    if headless:
+        cmd += ["--server.headless", "true"]
+    raise typer.Exit(subprocess.call(cmd, env=env))
+
+
+@app.command()
+def version() -> None:
+    """Print warlog's version."""
+    out.print(__version__)
+
+
+if __name__ == "__main__":
+    app()

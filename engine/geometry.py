@@ -207,7 +207,7 @@ class Grid:
         if a == b:
             raise ValueError(f"a cell has no bearing from itself: {a}")
         (ax, ay), (bx, by) = self._lattice_centre(a), self._lattice_centre(b)
-        return math.degrees(math.atan2(-(by - ay) * _Y_UNIT[self.kind], (bx - ax) / 2))
+        return math.degrees(math.atan2((ay - by) * _Y_UNIT[self.kind], (bx - ax) / 2))  # no -0.0
 
     def angle_off(self, cell: Cell, facing: str, target: Cell) -> float:
         """How far (0..180 degrees) target's centre lies off the facing direction of `cell`."""

@@ -103,14 +103,23 @@ def _gc_paused() -> Iterator[None]:
 class SQLiteEventStore:
     """Games as append-only, hash-chained event rows in one SQLite file (or ``":memory:"``)."""
 
-    def __init__(self, path: str | Path, *, timeout: float = 5.0) -> None:
+    def __init__(
+        self, path: str | Path, *, timeout: float = 5.0, check_same_thread: bool = True
+    ) -> None:
+        """Open (creating if needed) the database at ``path``. ``timeout`` is how long an append
+        waits for another writer's lock; ``check_same_thread=False`` lets one store be shared by
+        threads that take turns (e.g. a cached dashboard resource)."""
         self.path = str(path)
-        conn = sqlite3.connect(self.path, timeout=timeout)
+        conn = sqlite3.connect(self.path, timeout=timeout, check_same_thread=check_same_thread)
         self.db = sqlite_utils.Database(conn)
-        if self.path != ":memory:":
-            self.db.enable_wal()
-            self.db.execute("PRAGMA synchronous=NORMAL")
-        self._create_schema()
+        try:
+            if self.path != ":memory:":
+                self.db.enable_wal()
+                self.db.execute("PRAGMA synchronous=NORMAL")
+            self._create_schema()
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise StoreError(f"{self.path}: cannot open as a warlog database ({exc})") from None
 
     # -- schema ------------------------------------------------------------------------------
 
@@ -172,13 +181,13 @@ class SQLiteEventStore:
             if expected_seq == 0:
                 self._insert_game(game, events[0], rows[0][7])
             conn.executemany(_INSERT, rows)
+            self.db.commit()
         except sqlite3.IntegrityError as exc:
             self.db.rollback()
             raise StoreError(f"cannot append to game {game!r}: {exc}") from None
         except BaseException:
             self.db.rollback()
             raise
-        self.db.commit()
         return expected_seq + len(events)
 
     @staticmethod
@@ -243,6 +252,9 @@ class SQLiteEventStore:
         return rows
 
     def _insert_game(self, game: str, first: dict[str, Any], first_chain: str) -> None:
+        for name in ("rule_system", "period"):
+            if not isinstance(first.get(name), str):
+                raise StoreError(f"game {game!r}: the game_started event has no {name!r}")
         scenario = first.get("scenario") or {}
         self.db["games"].insert(
             {

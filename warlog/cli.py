@@ -17,7 +17,7 @@ from typing import Annotated, Iterator, Optional
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 from warlog import __version__
 
@@ -77,15 +77,20 @@ def _events_of(ref: str, db: Path) -> list[dict]:
 
 
 @app.command()
-def scenarios() -> None:
+def scenarios(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
     """List the bundled scenarios."""
     from warlog.engine.scenario import bundled_scenarios
 
-    table = Table("id", "system", "period", "grid", "units", "turns", "title")
+    if as_json:
+        out.print_json(json.dumps([s.model_dump(mode="json") for s in bundled_scenarios()]))
+        return
+    table = Table(Column("id", no_wrap=True), "title", "rules", "grid", "units")
     for s in bundled_scenarios():
-        counts = f"{sum(u.side == 'red' for u in s.units)} v {sum(u.side == 'blue' for u in s.units)}"
-        table.add_row(s.id, s.rule_system, s.period, f"{s.grid.kind} {s.grid.width}x{s.grid.height}",
-                      counts, str(s.victory.turn_limit), s.title)
+        counts = f"{sum(u.side == 'red' for u in s.units)}v{sum(u.side == 'blue' for u in s.units)}"
+        table.add_row(s.id, s.title, f"{s.rule_system} {s.period}",
+                      f"{s.grid.kind} {s.grid.width}x{s.grid.height}", counts)
     out.print(table)
 
 
@@ -215,11 +220,19 @@ def import_cmd(
 
 
 @app.command()
-def games(db: DbOption = DEFAULT_DB) -> None:
+def games(
+    db: DbOption = DEFAULT_DB,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
     """List the games in the database."""
+    from dataclasses import asdict
+
     with friendly(), _store(db) as store:
         infos = store.games()
-    table = Table("game", "scenario", "players", "events", "result")
+    if as_json:
+        out.print_json(json.dumps([asdict(g) for g in infos]))
+        return
+    table = Table(Column("game", no_wrap=True), "scenario", "players", "events", "result")
     for g in infos:
         result = (g.winner or "draw") if g.ended else "in progress"
         table.add_row(g.id, g.scenario_id or "", " v ".join(f"{k}:{v}" for k, v in g.players.items()),
@@ -232,7 +245,7 @@ def rules(prefix: Annotated[str, typer.Argument(help="Only ids starting with thi
     """The rule catalogue: every rule the engine applies, its source, and interpretations."""
     from warlog.engine.rules import catalogue
 
-    table = Table("id", "rule", "source", "interpretation (option)")
+    table = Table(Column("id", no_wrap=True), "rule", "source", "interpretation (option)")
     for r in catalogue().values():
         if r.id.startswith(prefix):
             interp = ("yes" + (f" ({r.option})" if r.option else "")) if r.interpretation else ""

@@ -111,10 +111,14 @@ class OneHourWargames:
                 )
             if order.end_facing not in (None, order.facing):
                 raise IllegalOrder("ohw.attack", "an attacker may not turn again after moving")
-        elif order.distance == 0 and order.facing == unit.facing and order.end_facing in (
-            None, unit.facing
-        ):
-            raise IllegalOrder("ohw.move.once", f"this order leaves {unit.id} as it is")
+        elif order.distance == 0:
+            if order.end_facing not in (None, order.facing):
+                raise IllegalOrder(
+                    "ohw.move.straight", "a unit that stays in its cell turns once: give only "
+                    "the facing"
+                )
+            if order.facing == unit.facing:
+                raise IllegalOrder("ohw.move.once", f"this order leaves {unit.id} as it is")
         reach = self._walk(state, unit, order.facing, order.distance, attacking)
         if reach.stop is not None:
             raise reach.stop

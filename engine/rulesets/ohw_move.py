@@ -59,12 +59,13 @@ def walk(
             return stopped("grid.cells", f"{unit.id} would leave the board at {cell}")
         terrain = scenario.terrain_at(cell)
         all_road = all_road and terrain in road
-        if d > move and (attacking or not all_road):
-            extra = (
-                " (no road bonus when attacking, ohw.terrain.road)"
-                if attacking
-                else " (one more only when moving along a road all the way)"
-            )
+        if d > move + 1 or (d > move and (attacking or not all_road)):
+            if attacking:
+                extra = " (no road bonus when attacking, ohw.terrain.road)"
+            elif d == move + 1:
+                extra = " (one more only when moving along a road all the way, ohw.terrain.road)"
+            else:
+                extra = f" ({move + 1} along a road, ohw.terrain.road)"
             return stopped(f"ohw.{p}.move", f"{unit.type} moves at most {move} cells{extra}")
         if terrain in ("marsh", "lake"):
             return stopped("ohw.terrain.marsh", f"{cell} is {terrain}: impassable to all units")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -77,6 +78,14 @@ def test_memory_database_works(build):
         assert s.read("m", upto=2) == build.make_game("m", 2)
 
 
+def test_a_file_that_is_not_a_database_is_refused(tmp_path):
+    path = tmp_path / "notes.db"
+    path.write_bytes(b"these are my notes, not a database" * 100)
+    with pytest.raises(StoreError, match="notes.db: cannot open as a warlog database"):
+        SQLiteEventStore(path)
+    assert path.read_bytes() == b"these are my notes, not a database" * 100
+
+
 def test_read_upto(store, build):
     events = build.make_game("g1", 12)
     store.append("g1", events, 0)
@@ -134,6 +143,34 @@ def test_two_store_objects_on_one_file_second_stale_append_fails(db_path, build)
         assert first.read("g1") == events
 
 
+def test_racing_writers_on_separate_connections_exactly_one_wins(db_path, build):
+    events = build.make_game("g1", 8)
+    with SQLiteEventStore(db_path) as s:
+        s.append("g1", events[:5], 0)
+    barrier, outcomes = threading.Barrier(4), []
+
+    def writer(name: str) -> None:
+        with SQLiteEventStore(db_path) as s:
+            batch = [{**e, "phase": name} for e in events[5:]]
+            barrier.wait()
+            try:
+                s.append("g1", batch, 5)
+                outcomes.append(("won", name))
+            except ConcurrencyError:
+                outcomes.append(("stale", name))
+
+    threads = [threading.Thread(target=writer, args=(f"w{i}",)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    winners = [name for result, name in outcomes if result == "won"]
+    assert len(winners) == 1 and len(outcomes) == 4
+    with SQLiteEventStore(db_path) as s:
+        assert [e["phase"] for e in s.read("g1")[5:]] == winners * 3
+        assert s.verify("g1") == 8
+
+
 def test_append_while_another_connection_holds_the_write_lock(db_path, build):
     with SQLiteEventStore(db_path) as s:
         s.append("g1", build.make_game("g1", 3), 0)
@@ -160,6 +197,10 @@ def _bad_batches(build):
         "unknown game": ("g9", [build.dice("g9", 6)], 5, "no game 'g9'"),
         "new game without game_started": ("g2", [build.dice("g2", 1)], 0, "must be 'game_started'"),
         "missing field": ("g1", [{k: g[5][k] for k in g[5] if k != "turn"}], 5, "no 'turn' field"),
+        "game_started without period": (
+            "g2", [{k: v for k, v in build.started("g2").items() if k != "period"}], 0,
+            "the game_started event has no 'period'",
+        ),
         "unknown kind": ("g1", [{**g[5], "kind": "teleported"}], 5, "unknown kind 'teleported'"),
         "not json": ("g1", [{**g[5], "faces": {1, 2}}], 5, "not a JSON event dict"),
         "not a dict": ("g1", ["dice"], 5, "not a JSON event dict"),
@@ -172,7 +213,8 @@ def _bad_batches(build):
     "case",
     [
         "empty", "wrong game", "seq gap", "seq does not follow", "unknown game",
-        "new game without game_started", "missing field", "unknown kind", "not json",
+        "new game without game_started", "game_started without period", "missing field",
+        "unknown kind", "not json",
         "not a dict", "turn not a number", "negative expected_seq",
     ],
 )

@@ -1,0 +1,223 @@
+"""Plotly figures for the dashboard, as pure functions of state and rows (no Streamlit here).
+
+Keeping the figures out of the page code means they are tested like any other function, and the
+CLI or a notebook can draw the same board. Every trace has a stable ``name`` and a ``meta`` dict
+(``{"role": "units", "side": "red"}``) so tests and the browser can find it without relying on
+trace order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from warlog.engine.state import SIDES, GameState
+
+SIDE_COLOURS = {"red": "#c62828", "blue": "#1565c0"}
+FACING_COLOURS = {"red": "#7f0000", "blue": "#0d2b6b"}
+TERRAIN_COLOURS = {  # drawing order too: features over the open ground
+    "open": "#f1f4e6",
+    "road": "#cdbb99",
+    "hill": "#dcc48a",
+    "woods": "#6f9a5b",
+    "village": "#b98b6a",
+    "marsh": "#a3bfa6",
+    "ford": "#9fcbe8",
+    "river": "#5b9bd5",
+    "lake": "#4a86c5",
+    "bridge": "#8d6e52",
+}
+OBJECTIVE_COLOUR = "#f2b705"
+ATTACK_COLOURS = {"shooting": "#ef6c00", "melee": "#6a1b9a", "contact": "#6a1b9a"}
+BOARD_PX = 720  # the width the board is sized for: markers are pixels, cells are data units
+
+
+def _polygons(grid, cells: Iterable[tuple[int, int]]) -> tuple[list, list]:
+    """x and y of closed polygons separated by None (one trace can then draw many cells)."""
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for cell in cells:
+        pts = grid.corners(cell)
+        pts.append(pts[0])
+        xs += [p[0] for p in pts] + [None]
+        ys += [p[1] for p in pts] + [None]
+    return xs, ys
+
+
+def _extent(grid) -> tuple[float, float]:
+    """Width and height of the board in drawing units."""
+    pts = [p for cell in grid.cells() for p in grid.corners(cell)]
+    return max(p[0] for p in pts), max(p[1] for p in pts)
+
+
+def _unit_hover(state: GameState, u) -> str:
+    limit = state.options.get("hits_to_remove", "?")
+    name = f" ({u.name})" if u.name else ""
+    terrain = state.scenario.terrain_at(u.cell)
+    return (f"<b>{u.id}</b>{name}<br>{u.type} · {u.side}<br>hits {u.hits}/{limit}"
+            f"<br>facing {u.facing} · cell ({u.cell[0]}, {u.cell[1]}) {terrain}")
+
+
+def _add_terrain(fig: go.Figure, state: GameState) -> None:
+    grid, scenario = state.grid, state.scenario
+    by_kind: dict[str, list] = {}
+    for cell in grid.cells():
+        by_kind.setdefault(scenario.terrain_at(cell), []).append(cell)
+    kinds = [k for k in TERRAIN_COLOURS if k in by_kind] + sorted(set(by_kind) - set(TERRAIN_COLOURS))
+    for kind in kinds:
+        xs, ys = _polygons(grid, by_kind[kind])
+        fig.add_trace(go.Scatter(
+            x=xs, y=ys, mode="lines", fill="toself", fillcolor=TERRAIN_COLOURS.get(kind, "#dddddd"),
+            line={"color": "rgba(90,90,90,0.35)", "width": 1}, hoverinfo="skip", name=kind,
+            meta={"role": "terrain", "terrain": kind}))
+    cells = grid.cells()
+    centres = [grid.centre(c) for c in cells]
+    fig.add_trace(go.Scatter(  # invisible points so hovering a cell names it
+        x=[p[0] for p in centres], y=[p[1] for p in centres], mode="markers",
+        marker={"size": 18, "opacity": 0}, showlegend=False, name="cells", meta={"role": "cells"},
+        hovertemplate="%{text}<extra></extra>",
+        text=[f"({c[0]}, {c[1]}) {scenario.terrain_at(c)}" for c in cells]))
+    objectives = [tuple(c) for c in scenario.victory.objectives]
+    if objectives:
+        xs, ys = _polygons(grid, objectives)
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name="objective", hoverinfo="skip",
+                                 line={"color": OBJECTIVE_COLOUR, "width": 4},
+                                 meta={"role": "objectives"}))
+
+
+def _add_highlights(fig: go.Figure, state: GameState, highlight: Sequence[dict], size: float) -> None:
+    grid = state.grid
+    for i, h in enumerate(highlight):
+        kind = h["kind"]
+        if kind == "path":
+            pts = [grid.centre(tuple(c)) for c in h["cells"]]
+            fig.add_trace(go.Scatter(
+                x=[p[0] for p in pts], y=[p[1] for p in pts], mode="lines+markers",
+                line={"color": SIDE_COLOURS.get(h.get("side"), "#333"), "width": 4, "dash": "dot"},
+                marker={"symbol": ["circle"] + ["arrow"] * (len(pts) - 1), "angleref": "previous",
+                        "size": [size * 0.3] + [size * 0.45] * (len(pts) - 1),
+                        "color": SIDE_COLOURS.get(h.get("side"), "#333")},
+                name=f"move {h['unit']}", hoverinfo="skip", showlegend=False,
+                meta={"role": "highlight", "kind": "path", "unit": h["unit"], "index": i}))
+        elif kind in ATTACK_COLOURS:
+            (x0, y0), (x1, y1) = grid.centre(tuple(h["from"])), grid.centre(tuple(h["to"]))
+            fig.add_trace(go.Scatter(
+                x=[x0, x1], y=[y0, y1], mode="lines+markers",
+                line={"color": ATTACK_COLOURS[kind], "width": 7 if kind != "shooting" else 3,
+                      "dash": "dash" if kind == "shooting" else "solid"},
+                marker={"symbol": ["circle", "arrow"], "angleref": "previous",
+                        "size": [0, size * 0.5], "color": ATTACK_COLOURS[kind]},
+                name=f"{kind} {h['source']}→{h['target']}", hoverinfo="skip", showlegend=False,
+                meta={"role": "highlight", "kind": kind, "source": h["source"],
+                      "target": h["target"], "index": i}))
+            if h.get("label"):  # above the target, where the units' circles do not hide it
+                fig.add_annotation(x=x1, y=y1 - 0.5, text=h["label"], showarrow=False,
+                                   font={"color": ATTACK_COLOURS[kind], "size": 13},
+                                   bgcolor="rgba(255,255,255,0.85)", bordercolor=ATTACK_COLOURS[kind])
+        elif kind == "removed":
+            x, y = grid.centre(tuple(h["cell"]))
+            fig.add_trace(go.Scatter(
+                x=[x], y=[y], mode="markers", name=f"removed {h['unit']}", showlegend=False,
+                marker={"symbol": "x-thin", "size": size, "line": {"width": 4, "color": "#333"}},
+                hovertemplate=f"{h['unit']} removed<extra></extra>",
+                meta={"role": "highlight", "kind": "removed", "unit": h["unit"], "index": i}))
+
+
+def _add_units(fig: go.Figure, state: GameState, size: float) -> None:
+    grid = state.grid
+    for side in SIDES:
+        units = state.alive(side)
+        centres = [grid.centre(u.cell) for u in units]
+        fig.add_trace(go.Scatter(
+            x=[p[0] for p in centres], y=[p[1] for p in centres], mode="markers+text",
+            marker={"symbol": "circle", "size": size, "color": SIDE_COLOURS[side],
+                    "line": {"color": "white", "width": 2}},
+            text=[str(u.hits) for u in units], textfont={"color": "white", "size": 13},
+            textposition="middle center", customdata=[u.id for u in units],
+            hovertext=[_unit_hover(state, u) for u in units], hovertemplate="%{hovertext}<extra></extra>",
+            name=f"{side} units", legendgroup=side, meta={"role": "units", "side": side}))
+        tips, angles = [], []
+        for u, (x, y) in zip(units, centres):
+            a = grid.facing_angle(u.facing)
+            tips.append((x + 0.38 * math.cos(math.radians(a)), y - 0.38 * math.sin(math.radians(a))))
+            angles.append(90 - a)  # plotly turns markers clockwise from "up"
+        fig.add_trace(go.Scatter(
+            x=[t[0] for t in tips], y=[t[1] for t in tips], mode="markers", hoverinfo="skip",
+            marker={"symbol": "triangle-up", "size": size * 0.45, "angle": angles,
+                    "color": FACING_COLOURS[side], "line": {"color": "white", "width": 1}},
+            customdata=[u.id for u in units], name=f"{side} facing", legendgroup=side,
+            showlegend=False, meta={"role": "facing", "side": side}))
+
+
+def board_figure(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
+                 width_px: int = BOARD_PX) -> go.Figure:
+    """The board at ``state``: terrain, objectives, live units (circle with their hit count, a
+    triangle pointing where they face) and the ``highlight`` marks of the current step (see
+    analysis.highlights). Row 0 is at the top, as on the table. Markers are sized in pixels, so
+    the figure's height follows the board's shape for a plot about ``width_px`` wide."""
+    grid = state.grid
+    w, h = _extent(grid)
+    cell_px = width_px / w
+    height = int(cell_px * h) + 120  # + the column numbers above and the legend below
+    size = max(10.0, cell_px * 0.6)
+    fig = go.Figure()
+    _add_terrain(fig, state)
+    _add_highlights(fig, state, highlight, size)
+    _add_units(fig, state, size)
+    row0 = [grid.centre((c, 0)) for c in range(grid.width)]
+    col0 = [grid.centre((0, r)) for r in range(grid.height)]
+    fig.update_layout(
+        height=height, margin={"l": 30, "r": 10, "t": 10, "b": 10}, plot_bgcolor="white",
+        paper_bgcolor="white", hovermode="closest", uirevision=state.game,
+        legend={"orientation": "h", "yanchor": "top", "y": -0.02, "x": 0},
+        xaxis={"showgrid": False, "zeroline": False, "range": [-0.05, w + 0.05], "side": "top",
+               "tickvals": [p[0] for p in row0], "ticktext": [str(c) for c in range(grid.width)]},
+        yaxis={"showgrid": False, "zeroline": False, "autorange": "reversed",
+               "scaleanchor": "x", "scaleratio": 1,
+               "tickvals": [p[1] for p in col0], "ticktext": [str(r) for r in range(grid.height)]},
+    )
+    return fig
+
+
+def attrition_figure(rows: Sequence[dict[str, Any]], *, current_turn: int | None = None,
+                     per_unit_rows: Sequence[dict[str, Any]] | None = None) -> go.Figure:
+    """Hits taken (top) and units lost (bottom) per side over the turns, from
+    analysis.attrition rows; per-unit hit lines (from analysis.unit_timeline) start hidden in the
+    legend. A dotted line marks ``current_turn``."""
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.62, 0.38],
+                        vertical_spacing=0.1, subplot_titles=("Hits taken", "Units lost"))
+    for side in SIDES:
+        mine = [r for r in rows if r["side"] == side]
+        turns = [r["turn"] for r in mine]
+        fig.add_trace(go.Scatter(
+            x=turns, y=[r["hits_taken"] for r in mine], mode="lines+markers",
+            line={"color": SIDE_COLOURS[side], "width": 3}, name=f"hits taken · {side}",
+            legendgroup=side, meta={"role": "hits", "side": side}), row=1, col=1)
+        fig.add_trace(go.Scatter(
+            x=turns, y=[r["units_lost"] for r in mine], mode="lines+markers", line_shape="hv",
+            line={"color": SIDE_COLOURS[side], "width": 3, "dash": "dot"},
+            name=f"units lost · {side}", legendgroup=side, meta={"role": "lost", "side": side}),
+            row=2, col=1)
+    for uid in dict.fromkeys(r["unit"] for r in per_unit_rows or ()):
+        mine = [r for r in per_unit_rows if r["unit"] == uid]
+        fig.add_trace(go.Scatter(
+            x=[r["turn"] for r in mine], y=[r["hits"] for r in mine], mode="lines",
+            line={"color": SIDE_COLOURS.get(mine[0]["side"], "#777"), "width": 1},
+            opacity=0.6, visible="legendonly", name=uid, legendgroup=f"units-{mine[0]['side']}",
+            meta={"role": "unit", "unit": uid, "side": mine[0]["side"]}), row=1, col=1)
+    if current_turn is not None:
+        fig.add_vline(x=current_turn, line={"color": "#555", "width": 2, "dash": "dot"},
+                      row="all", col=1, name="current turn")
+    last = max((r["turn"] for r in rows), default=0)
+    fig.update_xaxes(dtick=1, range=[-0.2, last + 0.2], showgrid=False)
+    fig.update_xaxes(title_text="turn", row=2, col=1)
+    fig.update_yaxes(rangemode="tozero", gridcolor="#eee")
+    fig.update_yaxes(tickformat="d", row=2, col=1)
+    fig.update_layout(height=440, margin={"l": 40, "r": 10, "t": 30, "b": 40},
+                      plot_bgcolor="white", legend={"orientation": "v", "x": 1.02, "y": 1,
+                                                    "font": {"size": 11}})
+    return fig

@@ -1,0 +1,114 @@
+"""Loading games for the dashboard, cached so that scrubbing never re-reads or re-folds a game.
+
+Why it is shaped this way:
+
+* The store is opened per call, not kept in ``st.cache_resource``: a sqlite3 connection belongs
+  to the thread that opened it, and Streamlit runs each script run in its own thread. Opening
+  the file costs well under a millisecond; what is worth caching is what we read from it.
+* Event lists are cached with ``st.cache_data`` keyed by (database, game, event count), so a game
+  that grows (someone is still playing it) is read again, and a finished one never is.
+* A Timeline (snapshots at every turn) is an object we only read from, so it is shared with
+  ``st.cache_resource`` rather than pickled and copied on every rerun as cache_data would.
+* ``parse_upload`` has no Streamlit in it: the page shows its ReplayError with ``st.error``, and
+  tests call it directly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from warlog.engine import analysis
+from warlog.engine.fold import FoldError, Timeline
+from warlog.events.replay_file import ReplayError, read_replay, validate_replay
+from warlog.events.sqlite_store import SQLiteEventStore
+
+Event = dict[str, Any]
+DEFAULT_DB = "warlog.db"
+
+
+def db_path() -> str:
+    """The database the dashboard reads: $WARLOG_DB, or warlog.db in the working directory."""
+    return os.environ.get("WARLOG_DB") or DEFAULT_DB
+
+
+@st.cache_resource(show_spinner="Preparing the database (demo games on first run)…")
+def ensure_database(path: str) -> int:
+    """Create the database if needed and seed the demo games into an empty one (once per
+    process and path); returns how many games were added."""
+    from warlog.demo import ensure_demo_games
+
+    with SQLiteEventStore(path) as store:
+        return ensure_demo_games(store)
+
+
+@st.cache_data(ttl=5, show_spinner=False)
+def list_games(path: str) -> list[dict[str, Any]]:
+    """The games in the database as plain dicts (id, title, events, ended, winner, reason...).
+    A short ttl: games added by the CLI meanwhile show up within seconds."""
+    with SQLiteEventStore(path) as store:
+        return [dataclasses.asdict(info) for info in store.games()]
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def read_events(path: str, game: str, count: int) -> list[Event]:
+    """All events of ``game``; ``count`` (its event count) is part of the cache key only."""
+    with SQLiteEventStore(path) as store:
+        return store.read(game)
+
+
+def parse_upload(data: bytes, name: str = "upload.jsonl") -> list[Event]:
+    """Validate the bytes of an uploaded replay file and return its events.
+
+    Checks everything import would (size, header, hash chain, schema, numbering), then folds the
+    whole game once, so a file the engine cannot replay is refused here with a message rather
+    than failing later in the middle of the page. Raises ReplayError with a readable message.
+    """
+    if not data:
+        raise ReplayError(f"{name}: the file is empty; a warlog replay starts with a header line")
+    with tempfile.TemporaryDirectory(prefix="warlog-upload-") as tmp:
+        path = Path(tmp) / (Path(name).name or "upload.jsonl")
+        path.write_bytes(data)
+        try:
+            events = validate_replay(read_replay(path), path)
+        except ReplayError as exc:  # name the file as the user knows it, not our temp path
+            raise ReplayError(str(exc).replace(str(path), name)) from None
+    try:
+        Timeline(events)
+    except (FoldError, ValueError, KeyError) as exc:
+        raise ReplayError(f"{name}: the game cannot be replayed: {exc}") from None
+    return events
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def load_upload(data: bytes, name: str) -> list[Event]:
+    """parse_upload, cached on the file's bytes (reruns do not re-validate the same file)."""
+    return parse_upload(data, name)
+
+
+def source_key(*parts: Any) -> str:
+    """A short stable key naming where a game came from (for caches and session state)."""
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def timeline(key: str, _events: list[Event]) -> Timeline:
+    """The game's Timeline, shared across reruns and sessions (read-only: state_at copies)."""
+    return Timeline(_events)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def projections(key: str, _events: list[Event]) -> dict[str, Any]:
+    """Everything the page charts or lists that depends on the whole game, computed once."""
+    return {
+        "steps": analysis.steps(_events),
+        "attrition": analysis.attrition(_events),
+        "units": analysis.unit_timeline(_events),
+        "luck": analysis.luck(_events),
+    }

@@ -1,0 +1,304 @@
+"""Projections of a game's events into tidy rows (plain lists of dicts) and readable steps.
+
+Everything here reads only the log: the arithmetic of every hit, every die and every move is in
+the events themselves, so these projections never re-run the rules. They feed the dashboard and
+any analysis at scale (a list of dicts goes straight into a DataFrame, if you want one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from warlog.engine.fold import evolve, initial_state
+from warlog.engine.rulesets.ohw import halve
+from warlog.engine.state import SIDES, GameState
+
+Event = dict[str, Any]
+
+
+def _units(events: Sequence[Event]) -> dict[str, Any]:
+    """The units of the game, as set up by its game_started event (id -> Unit)."""
+    return initial_state(events[0]).units
+
+
+def _last_turn(events: Sequence[Event]) -> int:
+    return max((e["turn"] for e in events), default=0)
+
+
+# -- attrition and per-unit timelines --------------------------------------------------------
+
+
+def attrition(events: Sequence[Event]) -> list[dict[str, Any]]:
+    """One row per (turn, side): cumulative hits taken and units lost at the end of that turn.
+
+    Turn 0 is the set-up (all zeros), so a chart starts from nothing. Hits are the ``hits`` of
+    every hits_inflicted event on that side's units (what the dice did, even past the limit).
+    """
+    units = _units(events)
+    start = {s: sum(1 for u in units.values() if u.side == s) for s in SIDES}
+    per_turn = {t: {s: [0, 0] for s in SIDES} for t in range(_last_turn(events) + 1)}
+    for e in events:
+        if e["kind"] == "hits_inflicted":
+            per_turn[e["turn"]][units[e["target"]].side][0] += e["hits"]
+        elif e["kind"] == "unit_removed":
+            per_turn[e["turn"]][units[e["unit"]].side][1] += 1
+    rows, hits, lost = [], dict.fromkeys(SIDES, 0), dict.fromkeys(SIDES, 0)
+    for turn, sides in per_turn.items():
+        for side in SIDES:
+            hits[side] += sides[side][0]
+            lost[side] += sides[side][1]
+            rows.append({"turn": turn, "side": side, "hits_taken": hits[side],
+                         "units_lost": lost[side], "units_left": start[side] - lost[side]})
+    return rows
+
+
+def unit_timeline(events: Sequence[Event]) -> list[dict[str, Any]]:
+    """One row per (turn, unit): the unit's cumulative hits and whether it is gone, at turn end."""
+    units = _units(events)
+    hits = dict.fromkeys(units, 0)
+    removed = dict.fromkeys(units, False)
+    by_turn: dict[int, list[Event]] = {t: [] for t in range(_last_turn(events) + 1)}
+    for e in events:
+        if e["kind"] in ("hits_inflicted", "unit_removed"):
+            by_turn[e["turn"]].append(e)
+    rows = []
+    for turn, changes in by_turn.items():
+        for e in changes:
+            if e["kind"] == "hits_inflicted":
+                hits[e["target"]] += e["hits"]
+            else:
+                removed[e["unit"]] = True
+        for uid, u in units.items():
+            rows.append({"turn": turn, "unit": uid, "side": u.side, "type": u.type,
+                         "hits": hits[uid], "removed": removed[uid]})
+    return rows
+
+
+# -- luck --------------------------------------------------------------------------------------
+
+
+def expected_hits(event: Event, mode: str = "sequential", sides: int = 6) -> float:
+    """What the attack of a hits_inflicted event gives on average over every face of the die,
+    with the event's own modifier, doubling and halvings (the same rounding as the rules)."""
+    total = 0
+    for face in range(1, sides + 1):
+        value = max(0, face + event["modifier"]) * (2 if event["doubled"] else 1)
+        total += halve(value, len(event["halvings"]), mode)
+    return total / sides
+
+
+def luck(events: Sequence[Event]) -> list[dict[str, Any]]:
+    """Per side: dice rolled, mean face, hits dealt against the hits an average die would have
+    dealt in the very same attacks. ``luck`` > 0 means the dice favoured that side."""
+    units = _units(events)
+    mode = events[0].get("options", {}).get("halving", "sequential")
+    rows = {s: {"side": s, "dice": 0, "face_sum": 0, "hits": 0, "expected_hits": 0.0} for s in SIDES}
+    for e in events:
+        if e["kind"] == "dice_rolled" and e.get("unit") in units:
+            row = rows[units[e["unit"]].side]
+            row["dice"] += len(e["faces"])
+            row["face_sum"] += sum(e["faces"])
+        elif e["kind"] == "hits_inflicted":
+            row = rows[units[e["source"]].side]
+            row["hits"] += e["hits"]
+            row["expected_hits"] += expected_hits(e, mode)
+    return [{"side": r["side"], "dice": r["dice"],
+             "mean_face": round(r["face_sum"] / r["dice"], 2) if r["dice"] else None,
+             "hits": r["hits"], "expected_hits": round(r["expected_hits"], 2),
+             "luck": round(r["hits"] - r["expected_hits"], 2)} for r in rows.values()]
+
+
+# -- steps -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """A run of consecutive events a person scrubs through as one move of the game: the opening,
+    one order with everything it caused, or an automatic phase that resolved something.
+    ``first``/``last`` are 0-based indexes into the event list (inclusive)."""
+
+    index: int
+    kind: str  # "opening" | "order" | "phase"
+    turn: int
+    side: str | None
+    phase: str | None
+    first: int
+    last: int
+    title: str
+
+
+def _order_text(order: dict[str, Any], side: str | None, phase: str | None) -> str:
+    kind = order["type"]
+    if kind == "move":
+        if order["distance"] == 0:
+            text = f"{order['unit']} turns to face {order['facing']}"
+        else:
+            text = f"{order['unit']} moves {order['facing']} {order['distance']}"
+            if order.get("end_facing") and order["end_facing"] != order["facing"]:
+                text += f", then faces {order['end_facing']}"
+        if order.get("attack"):
+            text += f" and attacks {order['attack']}"
+        return text
+    if kind == "shoot":
+        return f"{order['unit']} shoots {order['target']}"
+    if kind == "turn_to_face":
+        return f"{order['unit']} turns to face {order['enemy']}"
+    if kind == "end_phase":
+        return f"{side} ends {phase}"
+    return kind
+
+
+def _hits(n: int) -> str:
+    return f"{n} hit" if n == 1 else f"{n} hits"
+
+
+def _outcome(events: Sequence[Event]) -> str:
+    """What a step's consequences add to its title: hits, removals, the result."""
+    parts = []
+    for e in events:
+        if e["kind"] == "hits_inflicted" and e["attack"] == "shooting":
+            parts.append(_hits(e["hits"]))
+        elif e["kind"] == "hits_inflicted":
+            parts.append(f"{e['source']} → {e['target']} {_hits(e['hits'])}")
+        elif e["kind"] == "unit_removed":
+            parts.append(f"{e['unit']} removed")
+        elif e["kind"] == "game_ended":
+            parts.append("game over: " + (f"{e['winner']} wins" if e["winner"] else "a draw"))
+    return "; ".join(parts)
+
+
+def _is_head(events: Sequence[Event], i: int) -> bool:
+    """Does events[i] start a step? Orders do; so does a phase start whose phase resolved
+    something by itself (events caused by it follow). An empty automatic phase, a phase start
+    that waits for orders, or a checksum joins the step before it: nothing to look at."""
+    e = events[i]
+    if e["kind"] in ("game_started", "order_given"):
+        return True
+    if e["kind"] == "phase_started" and i + 1 < len(events):
+        return events[i + 1].get("cause") == e["seq"]
+    return False
+
+
+def steps(events: Sequence[Event]) -> list[Step]:
+    """Group the events into steps. Steps are consecutive, cover every event exactly once, in
+    order; the first is the opening (the board as set up)."""
+    heads = [i for i in range(len(events)) if i == 0 or _is_head(events, i)]
+    out = []
+    for n, first in enumerate(heads):
+        last = heads[n + 1] - 1 if n + 1 < len(heads) else len(events) - 1
+        head, group = events[first], events[first : last + 1]
+        if head["kind"] == "game_started":
+            kind, turn, side, phase = "opening", 0, None, None
+            title = f"turn 0 · opening · {head['scenario'].get('title', head['game'])}"
+        else:
+            kind = "order" if head["kind"] == "order_given" else "phase"
+            turn, side, phase = head["turn"], head["side"], head["phase"]
+            what = (_order_text(head["order"], side, phase) if kind == "order"
+                    else f"{phase} resolves")
+            outcome = _outcome(group)
+            title = f"turn {turn} · {side} {phase} · {what}" + (f": {outcome}" if outcome else "")
+        out.append(Step(n, kind, turn, side, phase, first, last, title))
+    return out
+
+
+def highlights(events: Sequence[Event], state: GameState) -> list[dict[str, Any]]:
+    """What the board should mark for these events (a step's): movement paths, attack lines
+    (contact, shooting, melee) and removals. ``state`` gives the units' cells and sides."""
+    out: list[dict[str, Any]] = []
+    for e in events:
+        kind = e["kind"]
+        if kind == "unit_moved":
+            out.append({"kind": "path", "unit": e["unit"], "side": state.units[e["unit"]].side,
+                        "cells": [tuple(e["from_cell"]), *map(tuple, e["path"])]})
+        elif kind in ("melee_joined", "hits_inflicted"):
+            src, dst = (e["attacker"], e["defender"]) if kind == "melee_joined" else (
+                e["source"], e["target"])
+            label = "attacks" if kind == "melee_joined" else _hits(e["hits"])
+            out.append({"kind": "contact" if kind == "melee_joined" else e["attack"],
+                        "source": src, "target": dst, "side": state.units[src].side,
+                        "from": state.units[src].cell, "to": state.units[dst].cell,
+                        "label": label})
+        elif kind == "unit_removed":
+            out.append({"kind": "removed", "unit": e["unit"], "cell": state.units[e["unit"]].cell})
+    return out
+
+
+# -- narration ---------------------------------------------------------------------------------
+
+
+def _signed(n: int) -> str:
+    return f"+ {n}" if n >= 0 else f"- {-n}"
+
+
+def _cell(c: Sequence[int]) -> str:
+    return f"({c[0]}, {c[1]})"
+
+
+def narrate(event: Event, state_before: GameState | None) -> str:
+    """One plain-English line for an event, as a commentator would say it. ``state_before`` is
+    the state just before the event (None for game_started); it supplies terrain and limits."""
+    k, s = event["kind"], state_before
+    if k == "game_started":
+        sc = event["scenario"]
+        players = ", ".join(f"{side}: {sc['sides'][side]['name']} ({who})" if side in sc.get("sides", {})
+                            else f"{side}: {who}" for side, who in event.get("players", {}).items())
+        seed = f", seed {event['seed']}" if event.get("seed") is not None else ""
+        return (f"{sc.get('title', event['game'])}: {event['rule_system']} {event['period']} on a "
+                f"{sc['grid']['width']}×{sc['grid']['height']} {sc['grid']['kind']} grid, "
+                f"{len(sc['units'])} units" + (f"; {players}" if players else "") + f"{seed}.")
+    if k == "phase_started":
+        return f"Turn {event['turn']}: {event['side']}'s {event['phase']} phase begins."
+    if k == "order_given":
+        by = f" ({event['by']})" if event.get("by") else ""
+        if event["order"]["type"] == "end_phase":
+            return f"{event['side']} ends the {event['phase']} phase{by}."
+        return f"{event['side']} orders: {_order_text(event['order'], event['side'], event['phase'])}{by}."
+    if k == "dice_rolled":
+        faces = ", ".join(map(str, event["faces"]))
+        who = f"{event['unit']} rolls" if event.get("unit") else "Rolled"
+        return f"{who} {faces} for {event['purpose']}."
+    if k == "unit_turned":
+        pivot = " (a pivot: that is its move this turn)" if event.get("used_move") else ""
+        return f"{event['unit']} turns from {event['from_facing']} to {event['to_facing']}{pivot}."
+    if k == "unit_moved":
+        n = len(event["path"])
+        text = (f"{event['unit']} moves {n} cell{'s' * (n != 1)} from {_cell(event['from_cell'])} "
+                f"to {_cell(event['to_cell'])}")
+        if event.get("road_bonus"):
+            text += ", with the road bonus"
+        terrain = s.scenario.terrain_at(tuple(event["to_cell"])) if s else "open"
+        return text + (f", into {terrain}." if terrain != "open" else ".")
+    if k == "melee_joined":
+        return f"{event['attacker']} attacks {event['defender']} in the {event['aspect']}."
+    if k == "hits_inflicted":
+        verb = "shoots" if event["attack"] == "shooting" else "fights"
+        text = (f"{event['source']} {verb} {event['target']}: die {event['die']} "
+                f"{_signed(event['modifier'])} = {event['base']}")
+        if event.get("doubled"):
+            text += f", doubled (flank or rear) = {event['base'] * 2}"
+        if event.get("halvings"):
+            text += ", halved for " + " and ".join(event["halvings"])
+        limit = f" of {s.options['hits_to_remove']}" if s else ""
+        return text + f" -> {_hits(event['hits'])} (total {event['total']}{limit})."
+    if k == "unit_removed":
+        return f"{event['unit']} is removed with {event['hits']} hits."
+    if k == "state_checksum":
+        return f"End of turn {event['turn']}: state checksum {event['sha256'][:12]}…"
+    if k == "game_ended":
+        result = f"{event['winner']} wins" if event.get("winner") else "a draw"
+        held = event.get("objectives") or {}
+        extra = (" Objectives held: " + ", ".join(f"{k2} {v}" for k2, v in held.items()) + "."
+                 if held else "")
+        return f"Game over: {result} ({event['reason']}).{extra}"
+    return f"{k} (seq {event['seq']})."
+
+
+def narrate_all(events: Sequence[Event]) -> list[str]:
+    """A line for every event, folding as it goes (each line sees the state before its event)."""
+    lines, state = [], None
+    for e in events:
+        lines.append(narrate(e, state))
+        state = evolve(state, e, check=False)
+    return lines

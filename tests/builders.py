@@ -1,0 +1,40 @@
+"""Builders for small games shared by the tests: a scenario written inline, started with seeded or
+manual dice. (tests/ is on pytest's pythonpath: `from builders import new_game`.)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from warlog.engine.game import Game, start
+from warlog.engine.scenario import Scenario, scenario_from_dict
+
+
+def tiny_scenario(units: list[tuple], *, kind: str = "square", size: tuple[int, int] = (8, 6),
+                  terrain: dict[str, list] | None = None, options: dict[str, Any] | None = None,
+                  turn_limit: int = 15, objectives: list | None = None) -> Scenario:
+    """units: (id, side, type, (col, row), facing) tuples."""
+    return scenario_from_dict(
+        {
+            "id": "tiny",
+            "title": "Tiny",
+            "rule_system": "ohw",
+            "period": "ancients",
+            "first": "red",
+            "grid": {"kind": kind, "width": size[0], "height": size[1]},
+            "terrain": terrain or {},
+            "sides": {"red": {"name": "Red"}, "blue": {"name": "Blue"}},
+            "units": [
+                {"id": i, "side": s, "type": t, "cell": list(c), "facing": f}
+                for i, s, t, c, f in units
+            ],
+            "victory": {"turn_limit": turn_limit, "objectives": objectives or []},
+            "options": options or {},
+        },
+        source="test",
+    )
+
+
+def new_game(units: list[tuple], *, seed: int | None = None, **kwargs: Any) -> Game:
+    scenario = tiny_scenario(units, **kwargs)
+    dice = "manual" if seed is None else "seeded"
+    return Game(start("t", scenario, seed=seed, dice=dice))

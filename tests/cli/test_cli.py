@@ -1,0 +1,158 @@
+"""The `warlog` command end to end: simulate, show, verify, export, import, and friendly errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from warlog.cli import app
+from warlog.events.chain import canonical, link
+from warlog.events.replay_file import read_replay
+
+runner = CliRunner()
+SCENARIO = "ancients-river-crossing"
+
+
+def run(*args: str, ok: bool = True):
+    result = runner.invoke(app, list(args), catch_exceptions=False)
+    assert (result.exit_code == 0) == ok, result.output
+    return result
+
+
+@pytest.fixture(autouse=True)
+def no_ambient_db(monkeypatch, tmp_path):
+    monkeypatch.delenv("WARLOG_DB", raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def replay_file(tmp_path):
+    path = tmp_path / "a.jsonl"
+    run("simulate", SCENARIO, "--seed", "7", "--out", str(path))
+    return path
+
+
+def test_scenarios_lists_the_bundled_ones():
+    listed = json.loads(run("scenarios", "--json").output)
+    assert SCENARIO in [s["id"] for s in listed]
+    assert {s["grid"]["kind"] for s in listed} == {"square", "hex", "brick"}
+    text = run("scenarios").output
+    assert SCENARIO in text and "Crossing" in text  # ids are never cut short
+
+
+def test_simulate_twice_gives_byte_identical_files_that_verify(tmp_path, replay_file):
+    again = tmp_path / "b.jsonl"
+    run("simulate", SCENARIO, "--seed", "7", "--out", str(again))
+    assert replay_file.read_bytes() == again.read_bytes()
+    assert "OK" in run("verify", str(replay_file)).output
+    other = tmp_path / "c.jsonl"
+    run("simulate", SCENARIO, "--seed", "8", "--out", str(other))
+    assert other.read_bytes() != replay_file.read_bytes()
+
+
+def test_simulate_is_byte_identical_across_processes(tmp_path, replay_file):
+    """Same seed, same bytes in a fresh interpreter (no hidden process state, no hash seed)."""
+    path = tmp_path / "p.jsonl"
+    env_cmd = [sys.executable, "-m", "warlog.cli", "simulate", SCENARIO, "--seed", "7",
+               "--out", str(path)]
+    subprocess.run(env_cmd, check=True, capture_output=True, env={"PYTHONHASHSEED": "123",
+                   "PATH": "/usr/bin:/bin"})
+    assert path.read_bytes() == replay_file.read_bytes()
+
+
+def _rewrite(path, edit, *, rechain: bool):
+    """Edit one event in a replay file, optionally recomputing the hash chain afterwards."""
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    edit(lines)
+    if rechain:
+        prev = lines[0]["chain"]
+        for line in lines[1:]:
+            body = {k: v for k, v in line.items() if k != "chain"}
+            line["chain"] = prev = link(prev, canonical(body))
+    path.write_bytes(b"".join(canonical(line) + b"\n" for line in lines))
+
+
+EDITS = {
+    "die face": ("dice_rolled", lambda e: e.__setitem__("faces", [e["faces"][0] % 6 + 1])),
+    "cell": ("unit_moved", lambda e: e.__setitem__("to_cell", [e["to_cell"][0], 0])),
+    "hit count": ("hits_inflicted", lambda e: e.__setitem__("hits", e["hits"] + 1)),
+}
+
+
+@pytest.mark.parametrize("what", sorted(EDITS))
+@pytest.mark.parametrize("rechain", [False, True], ids=["chain-broken", "chain-recomputed"])
+def test_verify_names_the_edited_event(replay_file, what, rechain):
+    kind, change = EDITS[what]
+    edited = {}
+
+    def edit(lines):
+        target = next(line for line in lines[1:] if line.get("kind") == kind)
+        change(target)
+        edited["seq"] = target["seq"]
+
+    _rewrite(replay_file, edit, rechain=rechain)
+    result = run("verify", str(replay_file), ok=False)
+    assert result.exit_code == 1
+    assert f"seq {edited['seq']}" in result.output
+
+
+def test_show_json_lists_turn_phase_side_and_units(replay_file):
+    data = json.loads(run("show", str(replay_file), "--json").output)
+    assert data["ended"] is True
+    unit = data["units"][0]
+    assert set(unit) >= {"id", "side", "type", "cell", "facing", "hits", "removed"}
+    at_two = json.loads(run("show", str(replay_file), "--turn", "2", "--json").output)
+    assert at_two["turn"] == 2 and {"phase", "side"} <= set(at_two)
+    text = run("show", str(replay_file), "--turn", "1").output
+    assert "r-inf-1" in text and "turn 1" in text
+
+
+def test_import_export_round_trip_through_a_database(tmp_path, replay_file):
+    db = tmp_path / "w.db"
+    game = read_replay(replay_file).game
+    assert game in run("import", str(replay_file), "--db", str(db)).output
+    assert [g["id"] for g in json.loads(run("games", "--db", str(db), "--json").output)] == [game]
+    out = tmp_path / "back.jsonl"
+    run("export", game, "--out", str(out), "--db", str(db))
+    assert out.read_bytes() == replay_file.read_bytes()
+    again = run("import", str(replay_file), "--db", str(db), ok=False)
+    assert "already in the database" in again.output
+    json.loads(run("show", game, "--db", str(db), "--json").output)
+
+
+def test_simulate_records_in_the_database_from_the_environment(tmp_path, monkeypatch):
+    db = tmp_path / "env.db"
+    monkeypatch.setenv("WARLOG_DB", str(db))
+    run("simulate", SCENARIO, "--seed", "3")
+    run("simulate", SCENARIO, "--seed", "3")  # the identical game again: accepted, not doubled
+    listed = json.loads(run("games", "--json").output)
+    assert [g["id"] for g in listed] == [f"{SCENARIO}-aggressive-cautious-s3"]
+
+
+@pytest.mark.parametrize("args,words", [
+    (["simulate", "no-such-scenario"], "bundled"),
+    (["simulate", SCENARIO, "--red", "genius"], "choose one of"),
+    (["show", "no-such-game"], "no game 'no-such-game'"),
+    (["export", "nope", "--out", "x.jsonl"], "no game 'nope'"),
+])
+def test_user_errors_are_one_line_not_tracebacks(args, words):
+    result = runner.invoke(app, args)
+    assert result.exit_code != 0
+    assert words in result.output
+    assert "Traceback" not in result.output
+
+
+def test_verify_rejects_a_file_that_is_not_a_replay(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("hello\n")
+    result = run("verify", str(bad), ok=False)
+    assert "FAIL" in result.output and "line 1" in result.output
+
+
+def test_rules_lists_interpretations():
+    out = run("rules", "ohw.removal").output
+    assert "ohw.removal" in out and "hits_to_remove" in out

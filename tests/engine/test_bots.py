@@ -1,0 +1,76 @@
+"""Bots play only through legal_orders; 200 seeded random-legal games finish and verify."""
+
+from __future__ import annotations
+
+import pytest
+
+from warlog.engine.bots import POLICIES, get_policy, play_out
+from warlog.engine.scenario import bundled_scenarios, load_scenario
+from warlog.engine.verify import verify
+
+SCENARIOS = bundled_scenarios()
+
+
+def test_two_hundred_random_legal_games_finish_and_verify():
+    kinds_seen: set[str] = set()
+    for seed in range(200):
+        scenario = SCENARIOS[seed % len(SCENARIOS)]
+        game = play_out(f"r{seed}", scenario, seed=seed, red="random", blue="random")
+        assert game.state.ended, f"seed {seed}: game did not end"
+        report = verify(game.events)
+        assert report.ok and report.finished, f"seed {seed}: {report.mismatch}"
+        kinds_seen.update(e["kind"] for e in game.events)
+    # random play reaches every kind of event, combat included
+    assert {"melee_joined", "hits_inflicted", "unit_removed", "dice_rolled"} <= kinds_seen
+
+
+@pytest.mark.parametrize("red,blue", [("aggressive", "cautious"), ("cautious", "aggressive"),
+                                      ("aggressive", "random")])
+def test_policies_finish_every_bundled_scenario(red, blue):
+    for scenario in SCENARIOS:
+        game = play_out("g", scenario, seed=11, red=red, blue=blue)
+        assert game.state.ended
+        assert verify(game.events).ok
+
+
+def test_every_bot_order_is_one_of_the_legal_orders(monkeypatch):
+    import warlog.engine.bots as bots
+
+    checked = 0
+    real = bots.next_order
+
+    def checking(state):
+        nonlocal checked
+        order = real(state)
+        if order.type != "end_phase":
+            assert order in bots.legal_orders(state, order.unit)
+            checked += 1
+        return order
+
+    monkeypatch.setattr(bots, "next_order", checking)
+    play_out("g", SCENARIOS[0], seed=5, red="aggressive", blue="random")
+    assert checked > 20
+
+
+def test_aggressive_bot_attacks_more_than_cautious():
+    attacks = {}
+    for name in ("aggressive", "cautious"):
+        total = 0
+        for seed in range(4):
+            game = play_out("g", load_scenario("ancients-river-crossing"), seed=seed,
+                            red=name, blue="random")
+            total += sum(1 for e in game.events
+                         if e["kind"] == "melee_joined" and e["side"] == "red")
+        attacks[name] = total
+    assert attacks["aggressive"] > attacks["cautious"]
+
+
+def test_same_seed_same_game_and_unknown_policy_is_refused():
+    a = play_out("g", SCENARIOS[1], seed=9, red="aggressive", blue="cautious")
+    b = play_out("g", SCENARIOS[1], seed=9, red="aggressive", blue="cautious")
+    c = play_out("g", SCENARIOS[1], seed=10, red="aggressive", blue="cautious")
+    assert a.events == b.events
+    assert a.events != c.events
+    with pytest.raises(ValueError, match="choose one of"):
+        get_policy("genius")
+    assert set(POLICIES) == {"aggressive", "cautious", "random"}

@@ -1,0 +1,152 @@
+"""decide + the referee: illegal orders are refused with the rule they break, and nothing is
+produced; legal orders produce the consequences the rules say."""
+
+from __future__ import annotations
+
+import pytest
+
+from warlog.engine.dice import ManualDice
+from warlog.engine.game import Game, decide, legal_orders
+from warlog.engine.rules import IllegalOrder, catalogue
+from warlog.events.model import EndPhaseOrder, MoveOrder, ShootOrder, parse_event
+
+from builders import new_game
+
+END = EndPhaseOrder()
+
+
+def refused(game: Game, order, rule: str) -> IllegalOrder:
+    before_events, before_state = list(game.events), game.state.public()
+    with pytest.raises(IllegalOrder) as info:
+        game.play(order, dice=ManualDice([6, 6]))
+    assert info.value.rule == rule, str(info.value)
+    assert info.value.rule in catalogue()
+    assert game.events == before_events
+    assert game.state.public() == before_state
+    return info.value
+
+
+def to_shooting(game: Game) -> None:
+    game.play(END)
+    assert game.state.phase == "shooting"
+
+
+def test_cavalry_may_not_enter_woods():
+    g = new_game([("c", "red", "Cavalry", (1, 1), "E"), ("x", "blue", "Infantry", (7, 5), "W")],
+                 terrain={"woods": [[3, 1]]})
+    err = refused(g, MoveOrder(unit="c", facing="E", distance=2), "ohw.ancients.terrain")
+    assert "Cavalry may not enter woods" in err.message
+    g.play(MoveOrder(unit="c", facing="E", distance=1))  # stopping short is fine
+    assert g.state.units["c"].cell == (2, 1)
+
+
+def test_skirmishers_enter_woods_and_stop_there():
+    g = new_game([("s", "red", "Skirmishers", (1, 1), "E"), ("x", "blue", "Infantry", (7, 5), "W")],
+                 terrain={"woods": [[2, 1]]})
+    refused(g, MoveOrder(unit="s", facing="E", distance=2), "ohw.terrain.stop")
+    events = g.play(MoveOrder(unit="s", facing="E", distance=1))
+    assert events[-1]["kind"] == "unit_moved"
+    assert "ohw.terrain.stop" in events[-1]["rules"] and "ohw.ancients.terrain" in events[-1]["rules"]
+
+
+def test_no_move_through_a_marsh_or_across_a_river():
+    g = new_game([("c", "red", "Cavalry", (1, 1), "E"), ("x", "blue", "Infantry", (7, 5), "W")],
+                 terrain={"marsh": [[2, 1]], "river": [[1, 2], [1, 0]], "ford": [[0, 1]]})
+    refused(g, MoveOrder(unit="c", facing="E", distance=3), "ohw.terrain.marsh")
+    refused(g, MoveOrder(unit="c", facing="S", distance=2), "ohw.terrain.river")
+    g.play(MoveOrder(unit="c", facing="W", distance=1))  # a ford may be crossed
+    assert g.state.units["c"].cell == (0, 1)
+
+
+def test_shooting_after_moving_out_of_arc_and_out_of_range_are_refused():
+    units = [("a", "red", "Archers", (1, 2), "E"), ("a2", "red", "Archers", (1, 4), "E"),
+             ("near", "blue", "Cavalry", (4, 2), "W"), ("far", "blue", "Cavalry", (6, 4), "W"),
+             ("behind", "blue", "Cavalry", (0, 0), "S")]
+    g = new_game(units, size=(10, 6))
+    g.play(MoveOrder(unit="a2", facing="N", distance=0))  # a pivot is a move (ohw.move.pivot)
+    to_shooting(g)
+    refused(g, ShootOrder(unit="a2", target="near"), "ohw.ancients.move_shoot")
+    refused(g, ShootOrder(unit="a", target="far"), "ohw.ancients.shooting")  # 5+2 = 7 > 4
+    refused(g, ShootOrder(unit="a", target="behind"), "ohw.shoot.arc")
+    events = g.play(ShootOrder(unit="a", target="near"), dice=ManualDice([5]))
+    assert [e["kind"] for e in events] == ["order_given", "dice_rolled", "hits_inflicted"]
+    assert events[-1]["hits"] == 5 and g.state.units["near"].hits == 5
+    refused(g, ShootOrder(unit="a", target="near"), "ohw.shoot.once")
+
+
+def test_infantry_may_not_shoot_and_adjacent_enemies_are_melee_not_shooting():
+    g = new_game([("i", "red", "Infantry", (1, 1), "E"), ("s", "red", "Skirmishers", (1, 3), "E"),
+                  ("x", "blue", "Infantry", (2, 3), "W")])
+    to_shooting(g)
+    refused(g, ShootOrder(unit="i", target="x"), "ohw.ancients.shooting")
+    refused(g, ShootOrder(unit="s", target="x"), "grid.shooting")
+
+
+def test_orders_out_of_phase_or_for_the_enemy_are_refused():
+    g = new_game([("i", "red", "Infantry", (1, 1), "E"), ("x", "blue", "Infantry", (6, 4), "W")])
+    refused(g, ShootOrder(unit="i", target="x"), "ohw.turn")
+    refused(g, MoveOrder(unit="x", facing="W", distance=1), "ohw.turn")
+    refused(g, MoveOrder(unit="ghost", facing="W", distance=1), "ohw.turn")
+    refused(g, MoveOrder(unit="i", facing="NE", distance=1), "ohw.move.straight")
+
+
+def test_one_move_per_turn_and_zone_of_control():
+    g = new_game([("i", "red", "Infantry", (1, 1), "E"), ("x", "blue", "Infantry", (4, 1), "W")])
+    refused(g, MoveOrder(unit="i", facing="E", distance=2), "ohw.zoc")  # (3,1) touches x
+    g.play(MoveOrder(unit="i", facing="E", distance=1))
+    refused(g, MoveOrder(unit="i", facing="E", distance=1), "ohw.move.once")
+
+
+def test_attack_then_melee_in_own_turn_only_with_flank_doubling():
+    # x faces north; i comes from the west: a flank attack (hits doubled), Infantry +2, armour.
+    g = new_game([("i", "red", "Infantry", (1, 2), "E"), ("x", "blue", "Infantry", (3, 2), "N")])
+    events = g.play(MoveOrder(unit="i", facing="E", distance=1, attack="x"))
+    joined = events[-1]
+    assert joined["kind"] == "melee_joined" and joined["aspect"] == "flank"
+    g.play(END)  # movement -> shooting
+    events = g.play(END, dice=ManualDice([4]))  # shooting -> melee (resolved) -> removal -> blue
+    hits = next(e for e in events if e["kind"] == "hits_inflicted")
+    # (4 + 2) doubled = 12, armour halves: 6
+    assert (hits["base"], hits["doubled"], hits["halvings"], hits["hits"]) == (6, True, ["armour"], 6)
+    assert "ohw.melee.flank" in hits["rules"] and "ohw.ancients.armour" in hits["rules"]
+    assert g.state.side == "blue" and g.state.phase == "movement"
+    # the melee lock: x may not walk away, but may turn to face its flank attacker
+    refused(g, MoveOrder(unit="x", facing="E", distance=1), "ohw.melee.locked")
+    assert [o.type for o in legal_orders(g.state, "x")] == ["turn_to_face"]
+
+
+def test_attack_turn_limit_and_front_contact():
+    g = new_game([("c", "red", "Cavalry", (2, 2), "E"), ("x", "blue", "Infantry", (0, 2), "E"),
+                  ("y", "blue", "Infantry", (5, 3), "W")])
+    refused(g, MoveOrder(unit="c", facing="W", distance=1, attack="x"), "ohw.attack")  # 180 turn
+    refused(g, MoveOrder(unit="c", facing="E", distance=2, attack="y"), "ohw.attack.front")
+    refused(g, MoveOrder(unit="c", facing="E", distance=2, end_facing="S", attack="y"), "ohw.attack")
+
+
+def test_removal_at_ten_hits_ends_the_game():
+    g = new_game([("a", "red", "Archers", (1, 1), "E"), ("x", "blue", "Cavalry", (4, 1), "W")],
+                 options={"hits_to_remove": 4})
+    to_shooting(g)
+    g.play(ShootOrder(unit="a", target="x"), dice=ManualDice([4]))
+    events = g.play(END)
+    kinds = [e["kind"] for e in events]
+    assert "unit_removed" in kinds and kinds[-1] == "game_ended"
+    assert g.state.ended and g.state.winner == "red"
+    refused(g, END, "ohw.victory")
+
+
+def test_every_event_decide_makes_matches_its_schema_and_cites_known_rules():
+    g = new_game([("a", "red", "Archers", (1, 1), "E"), ("x", "blue", "Cavalry", (4, 1), "W")],
+                 seed=3)
+    to_shooting(g)
+    g.play(ShootOrder(unit="a", target="x"))
+    for event in g.events:
+        parse_event(event)
+        assert all(r in catalogue() for r in event["rules"]), event
+
+
+def test_decide_leaves_the_state_it_was_given_untouched():
+    g = new_game([("a", "red", "Archers", (1, 1), "E"), ("x", "blue", "Cavalry", (4, 1), "W")])
+    before = g.state.public()
+    decide(g.state, MoveOrder(unit="a", facing="S", distance=2), ManualDice())
+    assert g.state.public() == before

@@ -1,0 +1,91 @@
+"""verify re-derives every consequence: any edited value is caught at the event that holds it."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from warlog.engine.bots import play_out
+from warlog.engine.game import Game, start
+from warlog.engine.dice import ManualDice
+from warlog.engine.scenario import load_scenario
+from warlog.engine.verify import verify
+from warlog.events.model import EndPhaseOrder, ShootOrder
+
+from builders import tiny_scenario
+
+
+@pytest.fixture(scope="module")
+def events():
+    return play_out("g", load_scenario("ancients-river-crossing"), seed=7).events
+
+
+def first(events, kind):
+    return next(i for i, e in enumerate(events) if e["kind"] == kind)
+
+
+def test_an_untouched_game_verifies(events):
+    report = verify(events)
+    assert report.ok and report.finished and report.orders > 10
+
+
+@pytest.mark.parametrize("kind,field,change", [
+    ("dice_rolled", "faces", lambda v: [v[0] % 6 + 1]),
+    ("unit_moved", "to_cell", lambda v: [v[0], v[1] + 1]),
+    ("hits_inflicted", "total", lambda v: v + 1),
+    ("hits_inflicted", "hits", lambda v: v + 1),
+    ("order_given", "order", lambda v: {**v, "distance": max(0, v.get("distance", 1) - 1)}),
+    ("melee_joined", "aspect", lambda v: "rear" if v != "rear" else "front"),
+    ("state_checksum", "sha256", lambda v: "0" * 64),
+    ("game_ended", "winner", lambda v: "blue" if v != "blue" else "red"),
+    ("phase_started", "turn", lambda v: v + 1),
+])
+def test_any_edited_value_is_named_at_its_event(events, kind, field, change):
+    edited = copy.deepcopy(events)
+    i = first(edited, kind) if kind != "phase_started" else 5
+    while field not in edited[i] or (kind == "order_given" and edited[i]["order"]["type"] != "move"):
+        i += 1
+    edited[i][field] = change(edited[i][field])
+    report = verify(edited)
+    assert not report.ok
+    assert report.mismatch.seq == edited[i]["seq"], report.mismatch.message
+
+
+def test_truncated_and_extended_logs_are_reported(events):
+    last_order = max(i for i, e in enumerate(events) if e["kind"] == "order_given")
+    paused = verify(events[:last_order])  # stopped between two orders: fine, just unfinished
+    assert paused.ok and not paused.finished
+    torn = verify(events[:last_order + 1])  # an order without its consequences: damaged
+    assert not torn.ok and "the log stops after" in torn.mismatch.message
+    extra = verify(events + [dict(events[-1], seq=events[-1]["seq"] + 1)])
+    assert not extra.ok and "after the end" in extra.mismatch.message
+    cut = [e for e in events if e["seq"] != events[3]["seq"]]
+    assert not verify(cut).ok
+
+
+def test_a_manual_dice_game_verifies_from_its_recorded_dice():
+    scenario = tiny_scenario([("a", "red", "Archers", (1, 1), "E"),
+                              ("x", "blue", "Cavalry", (4, 1), "W")])
+    game = Game(start("m", scenario, dice="manual"))
+    game.play(EndPhaseOrder())
+    game.play(ShootOrder(unit="a", target="x"), dice=ManualDice([3]))
+    assert verify(game.events).ok
+    edited = copy.deepcopy(game.events)
+    hits = first(edited, "hits_inflicted")
+    edited[hits]["hits"] += 1
+    assert verify(edited).mismatch.seq == edited[hits]["seq"]
+
+
+def test_an_order_the_rules_refuse_is_reported_as_illegal(events):
+    edited = copy.deepcopy(events)
+    i = next(i for i, e in enumerate(edited) if e["kind"] == "order_given"
+             and e["order"]["type"] == "move" and e["by"] == "aggressive")
+    edited[i]["order"]["distance"] = 9
+    edited[i]["by"] = "human"
+    for e in edited:  # as if a person, not a bot, had played red
+        if e["kind"] == "game_started":
+            e["players"] = {"red": "human", "blue": "cautious"}
+    report = verify(edited)
+    assert not report.ok and report.mismatch.seq == edited[i]["seq"]
+    assert "illegal" in report.mismatch.message

@@ -1,0 +1,195 @@
+"""The replay page: pick a game, scrub through it step by step, and see why each thing happened.
+
+The page only arranges widgets; the figures come from dashboard/charts.py, the steps, narration
+and tidy rows from engine/analysis.py, the cached loading from dashboard/data.py.
+
+Session state: ``cursor`` (the current step's index) is the one source of truth. The widgets
+``step`` and ``turn`` and the buttons ``prev_step``/``next_step`` change it through callbacks,
+and are re-synchronised from it before they are drawn, so they never disagree. ``cursor`` is not
+a widget key, so it survives a visit to another page; ``loaded`` names the game it belongs to,
+and a different game resets it to the opening.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from warlog.dashboard import charts, data
+from warlog.engine import analysis
+from warlog.engine.fold import evolve
+from warlog.engine.rules import catalogue
+
+Event = dict[str, Any]
+SOURCES = ("Database", "Replay file")
+
+
+def _game_label(info: dict[str, Any]) -> str:
+    result = ""
+    if info["ended"]:
+        result = f" · {info['winner']} won" if info["winner"] else " · draw"
+    return f"{info['title'] or info['scenario_id']} — {info['id']}{result}"
+
+
+def choose_source() -> tuple[str, list[Event]] | str | None:
+    """The sidebar: where the game comes from. Returns (cache key, events), an error message to
+    show, or None when there is nothing to show yet."""
+    st.sidebar.header("warlog")
+    source = st.sidebar.radio("Source", SOURCES, key="source", horizontal=True)
+    if source == "Database":
+        path = data.db_path()
+        data.ensure_database(path)
+        games = data.list_games(path)
+        st.sidebar.caption(f"Database: `{path}` · {len(games)} games")
+        if not games:
+            return f"There are no games in {path}."
+        by_id = {g["id"]: g for g in games}
+        if st.session_state.get("game") not in by_id:
+            st.session_state["game"] = games[0]["id"]
+        gid = st.sidebar.selectbox("Game", list(by_id), key="game",
+                                   format_func=lambda g: _game_label(by_id[g]))
+        info = by_id[gid]
+        events = data.read_events(path, gid, info["events"])
+        return data.source_key("db", path, gid, info["events"]), events
+    upload = st.sidebar.file_uploader("Replay file (.jsonl)", type=["jsonl"], key="upload",
+                                      help="A file written by `warlog export`.")
+    if upload is None:
+        st.info("Upload a warlog replay file (.jsonl) in the sidebar to watch it here.")
+        return None
+    raw = upload.getvalue()
+    try:
+        events = data.load_upload(raw, upload.name)
+    except Exception as exc:  # an uploaded file is untrusted input: any failure is a message
+        return f"Cannot open {upload.name}: {exc}"
+    return data.source_key("upload", raw), events
+
+
+# -- callbacks: each moves the cursor; widgets follow it on the next run ----------------------
+
+
+def _on_turn(steps: list[analysis.Step]) -> None:
+    turn = st.session_state["turn"]
+    st.session_state["cursor"] = next((s.index for s in steps if s.turn >= turn), len(steps) - 1)
+
+
+def _on_step() -> None:
+    st.session_state["cursor"] = st.session_state["step"]
+
+
+def _move(delta: int, count: int) -> None:
+    st.session_state["cursor"] = min(max(st.session_state["cursor"] + delta, 0), count - 1)
+
+
+def _sync(key: str, steps: list[analysis.Step]) -> analysis.Step:
+    """Reset the cursor for a new game, clamp it, and point the widgets at it."""
+    ss = st.session_state
+    if ss.get("loaded") != key:
+        ss["loaded"], ss["cursor"] = key, 0
+    ss["cursor"] = min(max(int(ss.get("cursor", 0)), 0), len(steps) - 1)
+    step = steps[ss["cursor"]]
+    ss["step"], ss["turn"] = step.index, step.turn
+    return step
+
+
+# -- page sections -----------------------------------------------------------------------------
+
+
+def header(tl, events: list[Event]) -> None:
+    final, first = tl.final, events[0]
+    scenario = final.scenario
+    st.title(scenario.title)
+    if scenario.description:
+        st.caption(scenario.description)
+    names = scenario.side_names
+    players = first.get("players") or {}
+    sides = " vs ".join(f"**{side}**: {names.get(side, side)}"
+                        + (f" ({players[side]})" if side in players else "") for side in names)
+    st.markdown(f"{sides} · {scenario.grid.kind} grid {scenario.grid.width}×{scenario.grid.height}"
+                f" · {final.rule_system} {final.period} · game `{final.game}`")
+    if final.ended:
+        if final.winner:
+            st.success(f"Result: **{final.winner}** ({names.get(final.winner, final.winner)}) "
+                       f"won — {final.end_reason}.")
+        else:
+            st.info(f"Result: a draw — {final.end_reason}.")
+    else:
+        st.info(f"Game in progress: turn {final.turn}, {final.side} {final.phase}.")
+
+
+def controls(steps: list[analysis.Step], step: analysis.Step) -> None:
+    n, last_turn = len(steps), max(s.turn for s in steps)
+    prev, nxt, turn = st.columns([1, 1, 5], vertical_alignment="bottom")
+    prev.button("◀ Previous step", key="prev_step", on_click=_move, args=(-1, n),
+                disabled=step.index == 0, width="stretch")
+    nxt.button("Next step ▶", key="next_step", on_click=_move, args=(1, n),
+               disabled=step.index == n - 1, width="stretch")
+    if last_turn > 0:
+        turn.slider("Turn", 0, last_turn, key="turn", on_change=_on_turn, args=(steps,))
+    if n > 1:
+        st.slider("Step", 0, n - 1, key="step", on_change=_on_step,
+                  help="Each step is one order and what it caused, or an automatic phase.")
+    st.markdown(f"**Step {step.index + 1} of {n}** — {step.title}")
+
+
+def _rule_lines(rule_ids: list[str]) -> str:
+    rules, lines = catalogue(), []
+    for rid in rule_ids:
+        r = rules.get(rid)
+        if r is None:
+            lines.append(f"- `{rid}` (not in the rule catalogue)")
+            continue
+        flag = ""
+        if r.interpretation:
+            flag = " — ⚖️ *interpretation*" + (f" (option `{r.option}`)" if r.option else "")
+        lines.append(f"- `{rid}` {r.text}{flag}")
+    return "\n".join(lines)
+
+
+def step_events(tl, events: list[Event], step: analysis.Step) -> None:
+    """Each event of the step: its narrated line, then the text of every rule it cites."""
+    state = tl.state_at(step.first - 1) if step.first > 0 else None
+    with st.container(height=620, key="events"):
+        for i in range(step.first, step.last + 1):
+            e = events[i]
+            st.markdown(f":gray[`{e['seq']}` {e['kind']}] {analysis.narrate(e, state)}")
+            if e.get("rules"):
+                st.caption(_rule_lines(e["rules"]))
+            state = evolve(state, e, check=False)
+
+
+def main() -> None:
+    loaded = choose_source()
+    if loaded is None:
+        return
+    if isinstance(loaded, str):
+        st.error(loaded)
+        return
+    key, events = loaded
+    tl = data.timeline(key, events)
+    proj = data.projections(key, events)
+    steps = proj["steps"]
+    step = _sync(key, steps)
+    header(tl, events)
+    controls(steps, step)
+    state = tl.state_at(step.last)
+    board, narrative = st.columns([3, 2])
+    with board:
+        st.caption(f"After this step: turn {state.turn} · {state.side or '—'} {state.phase or ''}"
+                   " · circles show hits taken, triangles the facing")
+        marks = analysis.highlights(events[step.first : step.last + 1], state)
+        st.plotly_chart(charts.board_figure(state, highlight=marks), key="board",
+                        config={"displayModeBar": False})
+    with narrative:
+        st.subheader("What happened")
+        step_events(tl, events, step)
+    st.subheader("Attrition")
+    st.plotly_chart(charts.attrition_figure(proj["attrition"], current_turn=step.turn,
+                                            per_unit_rows=proj["units"]), key="attrition",
+                    config={"displayModeBar": False})
+    st.subheader("Luck")
+    st.caption("Hits dealt against what average dice would have dealt in the same attacks.")
+    st.dataframe(proj["luck"], hide_index=True, key="luck")
+
+
+main()

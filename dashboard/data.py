@@ -112,3 +112,12 @@ def projections(key: str, _events: list[Event]) -> dict[str, Any]:
         "units": analysis.unit_timeline(_events),
         "luck": analysis.luck(_events),
     }
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def attrition_chart(key: str, turn: int, _proj: dict[str, Any]):
+    """The attrition figure with ``turn`` marked: one per (game, turn), built once. Shared, not
+    copied: st.plotly_chart only reads the figure (building it costs more than the page)."""
+    from warlog.dashboard.charts import attrition_figure
+
+    return attrition_figure(_proj["attrition"], current_turn=turn, per_unit_rows=_proj["units"])

@@ -257,24 +257,54 @@ def rules(prefix: Annotated[str, typer.Argument(help="Only ids starting with thi
 def dashboard(
     db: DbOption = DEFAULT_DB,
     port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501,
-    headless: Annotated[bool, typer.Option(help="Do not open a browser.")] = False,
+    open_browser: Annotated[bool, typer.Option("--open/--no-open",
+                                               help="Open a browser tab when ready.")] = True,
 ) -> None:
     """Open the dashboard on the database (seeded with demo games on first run)."""
+    from importlib.resources import files
+
     from warlog.demo import ensure_demo_games
 
     with friendly(), _store(db) as store:
         added = ensure_demo_games(store)
     if added:
         out.print(f"seeded {db} with {added} demo games")
-    from importlib.resources import files
-
     app_file = Path(str(files("warlog.dashboard").joinpath("app.py")))
     env = {**os.environ, "WARLOG_DB": str(Path(db).resolve())}
+    # Headless, so Streamlit never stops to ask for an e-mail address on a fresh machine;
+    # the browser tab is opened here instead, once the server answers.
     cmd = [sys.executable, "-m", "streamlit", "run", str(app_file), "--server.port", str(port),
-           "--browser.gatherUsageStats", "false"]
-    if headless:
-        cmd += ["--server.headless", "true"]
-    raise typer.Exit(subprocess.call(cmd, env=env))
+           "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    url = f"http://localhost:{port}"
+    out.print(f"warlog dashboard on {url} (Ctrl+C to stop)")
+    server = subprocess.Popen(cmd, env=env)
+    if open_browser:
+        _open_when_ready(url, server)
+    try:
+        raise typer.Exit(server.wait())
+    except KeyboardInterrupt:
+        server.terminate()
+        raise typer.Exit(0) from None
+
+
+def _open_when_ready(url: str, server: subprocess.Popen) -> None:
+    import threading
+    import time
+    import urllib.request
+    import webbrowser
+
+    def wait_and_open() -> None:
+        for _ in range(100):
+            if server.poll() is not None:
+                return
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1):
+                    webbrowser.open(url)
+                    return
+            except OSError:
+                time.sleep(0.2)
+
+    threading.Thread(target=wait_and_open, daemon=True).start()
 
 
 @app.command()

@@ -184,8 +184,7 @@ def main() -> None:
         st.subheader("What happened")
         step_events(tl, events, step)
     st.subheader("Attrition")
-    st.plotly_chart(charts.attrition_figure(proj["attrition"], current_turn=step.turn,
-                                            per_unit_rows=proj["units"]), key="attrition",
+    st.plotly_chart(data.attrition_chart(key, step.turn, proj), key="attrition",
                     config={"displayModeBar": False})
     st.subheader("Luck")
     st.caption("Hits dealt against what average dice would have dealt in the same attacks.")

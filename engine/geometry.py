@@ -14,8 +14,8 @@ coordinates (``centre``, ``corners``) have x to the right and y down; every cell
 Angles are degrees in (-180, 180], measured the mathematical way with north up: E = 0, N = 90.
 
 Internally the geometry is done in "lattice units" where every centre and corner has integer
-coordinates (x doubled; y doubled, or for hexes scaled by 2/R). The map is a positive scaling, so
-it keeps which cells a segment meets and on which side of it they lie, and lets line() and
+coordinates (x doubled; y doubled, or for hexes scaled by 2/R). Scaling each axis by a positive
+factor keeps which cells a segment meets and on which side of it they lie, and lets line() and
 line_of_sight() decide exact ties (a line through a corner or along a side) with integer
 arithmetic, identically on every machine.
 """
@@ -109,7 +109,8 @@ class Grid:
 
     def __post_init__(self) -> None:
         if self.kind not in GRID_KINDS:
-            raise ValueError(f"unknown grid kind {self.kind!r}; use one of: {', '.join(GRID_KINDS)}")
+            raise ValueError(
+                f"unknown grid kind {self.kind!r}; use one of: {', '.join(GRID_KINDS)}")
         for name, value in (("width", self.width), ("height", self.height)):
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ValueError(f"grid {name} must be a positive whole number, got {value!r}")
@@ -198,7 +199,7 @@ class Grid:
 
     # -- angles, arcs, aspect ----------------------------------------------------------------
     def facing_angle(self, facing: str) -> float:
-        """Direction of the neighbour through `facing`, seen from the cell's centre (E = 0, N = 90)."""
+        """Direction of the neighbour through `facing` seen from the cell's centre (E 0, N 90)."""
         self._check_facing(facing)
         return _FACING_ANGLES[self.kind][facing]
 
@@ -249,16 +250,11 @@ class Grid:
         """Cells whose bounding box may meet the segment a-b (lattice units), with a margin."""
         (ax, ay), (bx, by) = a, b
         top, bottom = min(ay, by), max(ay, by)
-        if self.kind == "hex":
-            rows = range(-((4 - top) // 3), bottom // 3 + 1)  # row r spans y in [3r, 3r + 4]
-            span = lambda r: (3 * r, 3 * r + 4)  # noqa: E731
-        else:
-            rows = range(-((2 - top) // 2), bottom // 2 + 1)  # row r spans y in [2r, 2r + 2]
-            span = lambda r: (2 * r, 2 * r + 2)  # noqa: E731
+        pitch, tall = (3, 4) if self.kind == "hex" else (2, 2)  # row r spans [pitch r, + tall]
+        rows = range(-((tall - top) // pitch), bottom // pitch + 1)
         out = []
         for r in rows:
-            y0, y1 = span(r)
-            y0, y1 = max(y0, top), min(y1, bottom)
+            y0, y1 = max(pitch * r, top), min(pitch * r + tall, bottom)
             if ay == by:
                 xs = (ax, bx)
             else:
@@ -315,9 +311,12 @@ class Grid:
         touched there is added: the one on the left of the direction of travel, unless it is off
         the board (then the right one). A corner merely grazed where the path does not need it is
         left out. Hence line(b, a) is line(a, b) reversed except at such ties, where it takes the
-        other side. Length is distance + 1 on squares and hexes (matching redblobgames' hex line
-        nudged to the left); bricks can need more cells than distance + 1, as their centres do not
-        lie on a hex lattice.
+        other side. These are the cells that matter for line_of_sight().
+
+        Length: distance + 1 on squares. On hexes and bricks it can be more: a segment between hex
+        centres may zig-zag through cells off every shortest path (centres (0, 4) -> (1, 0) cross
+        6 hexes at distance 4). redblobgames' hex line (distance + 1 sampled points) is a subset of
+        this line, and equal to it whenever this line is that short.
         """
         if a == b:
             return [a]

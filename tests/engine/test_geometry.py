@@ -239,7 +239,8 @@ def strictly_inside(poly, p, eps=1e-9):
 def test_cells_tile_the_plane_without_overlap(kind, x, y):
     g = GRIDS[kind]
     row = round((y - g.centre((0, 0))[1]) / (g.centre((0, 1))[1] - g.centre((0, 0))[1]))
-    near = [(c, r) for r in range(row - 2, row + 3) for c in range(math.floor(x) - 2, math.floor(x) + 3)]
+    col = math.floor(x)
+    near = [(c, r) for r in range(row - 2, row + 3) for c in range(col - 2, col + 3)]
     inside = [c for c in near if strictly_inside(g.corners(c), (x, y))]
     touching = [c for c in near if strictly_inside(g.corners(c), (x, y), eps=-1e-9)]
     assert len(inside) <= 1 and len(touching) >= 1

@@ -1,0 +1,196 @@
+"""Projections (engine/analysis.py) on real games: bot games on every bundled scenario (square,
+hex, brick), a random-bot game (reaches the rare orders), and the golden games' event files."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import orjson
+import pytest
+
+from warlog.engine import analysis
+from warlog.engine.bots import play_out
+from warlog.engine.fold import Timeline, evolve, replay
+from warlog.engine.scenario import bundled_scenarios, load_scenario
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+
+
+@pytest.fixture(scope="module")
+def games() -> dict[str, list[dict]]:
+    out = {sc.id: play_out(f"g-{sc.id}", sc, seed=7).events for sc in bundled_scenarios()}
+    out["random"] = play_out("g-random", load_scenario("ancients-river-crossing"), seed=3,
+                             red="random", blue="random").events
+    for path in sorted(GOLDEN.glob("*.events.jsonl")):
+        out[path.name] = [orjson.loads(line) for line in path.read_bytes().splitlines() if line]
+    return out
+
+
+@pytest.fixture(scope="module")
+def river() -> list[dict]:
+    return play_out("g1", load_scenario("ancients-river-crossing"), seed=7).events
+
+
+def _side_of(events: list[dict]) -> dict[str, str]:
+    return {u["id"]: u["side"] for u in events[0]["scenario"]["units"]}
+
+
+def test_steps_cover_every_event_once_in_order(games):
+    for name, events in games.items():
+        steps = analysis.steps(events)
+        covered = [i for s in steps for i in range(s.first, s.last + 1)]
+        assert covered == list(range(len(events))), name
+        assert [s.index for s in steps] == list(range(len(steps)))
+        assert steps[0].kind == "opening" and steps[0].turn == 0
+        assert all(s.title.startswith(f"turn {s.turn} · ") for s in steps), name
+
+
+def test_every_order_heads_its_own_step_with_what_it_caused(games):
+    for name, events in games.items():
+        steps = analysis.steps(events)
+        step_of = {i: s for s in steps for i in range(s.first, s.last + 1)}
+        orders = [i for i, e in enumerate(events) if e["kind"] == "order_given"]
+        assert sum(s.kind == "order" for s in steps) == len(orders), name
+        for i in orders:
+            assert step_of[i].first == i
+        seq_index = {e["seq"]: i for i, e in enumerate(events)}
+        for i, e in enumerate(events):
+            if e.get("cause") is not None:  # a consequence sits in the step of its cause
+                assert step_of[i] is step_of[seq_index[e["cause"]]], (name, e["seq"])
+
+
+def test_automatic_phases_that_resolve_something_are_steps(river):
+    steps = analysis.steps(river)
+    phases = [s for s in steps if s.kind == "phase"]
+    assert {s.phase for s in phases} <= {"melee", "removal"}
+    assert phases, "this game has melee"
+    for s in phases:
+        assert river[s.first]["kind"] == "phase_started"
+        assert river[s.first + 1]["cause"] == river[s.first]["seq"]
+
+
+def test_step_titles_read_like_the_game(river):
+    titles = [s.title for s in analysis.steps(river)]
+    assert "turn 2 · red movement · r-inf-1 moves E 2 and attacks b-inf-1" in titles
+    assert "turn 2 · red shooting · r-arc-1 shoots b-skm-1: 4 hits" in titles
+    assert titles[-1].endswith("game over: red wins")
+
+
+def test_attrition_totals_equal_the_hits_inflicted_per_side(games):
+    for name, events in games.items():
+        side_of = _side_of(events)
+        hits, lost = Counter(), Counter()
+        for e in events:
+            if e["kind"] == "hits_inflicted":
+                hits[side_of[e["target"]]] += e["hits"]
+            elif e["kind"] == "unit_removed":
+                lost[side_of[e["unit"]]] += 1
+        rows = analysis.attrition(events)
+        last = max(e["turn"] for e in events)
+        assert [(r["turn"], r["side"]) for r in rows] == [
+            (t, s) for t in range(last + 1) for s in ("red", "blue")]
+        assert all(r["hits_taken"] == 0 and r["units_lost"] == 0 for r in rows if r["turn"] == 0)
+        for side in ("red", "blue"):
+            mine = [r for r in rows if r["side"] == side]
+            assert mine[-1]["hits_taken"] == hits[side], name
+            assert mine[-1]["units_lost"] == lost[side], name
+            assert all(a["hits_taken"] <= b["hits_taken"] for a, b in zip(mine, mine[1:]))
+
+
+def test_attrition_matches_the_folded_state_turn_by_turn(river):
+    rows = analysis.attrition(river)
+    for turn in range(1, max(e["turn"] for e in river) + 1):
+        upto = max(e["seq"] for e in river if e["turn"] <= turn)
+        state = replay(river, upto)
+        for side in ("red", "blue"):
+            row = next(r for r in rows if r["turn"] == turn and r["side"] == side)
+            assert row["units_lost"] == sum(u.removed for u in state.units.values() if u.side == side)
+            assert row["units_left"] == len(state.alive(side))
+
+
+def test_unit_timeline_ends_at_the_final_state(games):
+    for name, events in games.items():
+        final = replay(events)
+        rows = analysis.unit_timeline(events)
+        last = max(r["turn"] for r in rows)
+        for r in rows:
+            if r["turn"] == last:
+                u = final.units[r["unit"]]
+                assert (r["hits"], r["removed"], r["side"]) == (u.hits, u.removed, u.side), name
+        assert len(rows) == (last + 1) * len(final.units)
+
+
+def test_luck_counts_dice_and_hits_per_side(games):
+    for name, events in games.items():
+        side_of = _side_of(events)
+        rows = {r["side"]: r for r in analysis.luck(events)}
+        for side in ("red", "blue"):
+            faces = [f for e in events if e["kind"] == "dice_rolled" and side_of.get(e["unit"]) == side
+                     for f in e["faces"]]
+            assert rows[side]["dice"] == len(faces)
+            assert rows[side]["mean_face"] == (round(sum(faces) / len(faces), 2) if faces else None)
+            dealt = sum(e["hits"] for e in events
+                        if e["kind"] == "hits_inflicted" and side_of[e["source"]] == side)
+            assert rows[side]["hits"] == dealt
+            assert rows[side]["luck"] == pytest.approx(dealt - rows[side]["expected_hits"], abs=0.02)
+
+
+def test_expected_hits_uses_the_rules_rounding():
+    shot = {"modifier": 0, "doubled": False, "halvings": ["armour"]}
+    assert analysis.expected_hits(shot) == pytest.approx(2.0)  # ceil(f/2): 1 1 2 2 3 3
+    melee = {"modifier": 2, "doubled": True, "halvings": []}
+    assert analysis.expected_hits(melee) == pytest.approx(11.0)  # (3..8) * 2 -> mean 11
+    weak = {"modifier": -2, "doubled": False, "halvings": []}
+    assert analysis.expected_hits(weak) == pytest.approx((0 + 0 + 1 + 2 + 3 + 4) / 6)
+
+
+def test_narrate_explains_the_arithmetic(river):
+    state = replay(river)
+    shot = {"kind": "hits_inflicted", "seq": 99, "attack": "shooting", "source": "r-arc-1",
+            "target": "b-skm-1", "die": 4, "modifier": 0, "base": 4, "doubled": False,
+            "halvings": ["armour"], "hits": 2, "total": 5}
+    assert analysis.narrate(shot, state) == (
+        "r-arc-1 shoots b-skm-1: die 4 + 0 = 4, halved for armour -> 2 hits (total 5 of 10).")
+    melee = dict(shot, attack="melee", die=3, modifier=1, doubled=True, halvings=[], hits=8)
+    assert "fights" in analysis.narrate(melee, state)
+    assert "doubled (flank or rear) = 8 -> 8 hits" in analysis.narrate(melee, state)
+
+
+def test_every_event_of_every_game_narrates(games):
+    for name, events in games.items():
+        lines = analysis.narrate_all(events)
+        assert len(lines) == len(events)
+        for line, e in zip(lines, events):
+            assert line and not line.startswith(e["kind"]), (name, e["seq"], line)
+        assert "Game over" in lines[-1] or events[-1]["kind"] != "game_ended"
+
+
+def test_highlights_mark_paths_attacks_and_removals(games):
+    for name, events in games.items():
+        tl = Timeline(events)
+        kinds = Counter()
+        for step in analysis.steps(events):
+            group = events[step.first : step.last + 1]
+            state = tl.state_at(step.last)
+            for h in analysis.highlights(group, state):
+                kinds[h["kind"]] += 1
+                if h["kind"] == "path":
+                    moved = next(e for e in group if e["kind"] == "unit_moved"
+                                 and e["unit"] == h["unit"] and tuple(e["to_cell"]) == h["cells"][-1])
+                    assert h["cells"][0] == tuple(moved["from_cell"])
+                    assert len(h["cells"]) == len(moved["path"]) + 1
+                elif h["kind"] in ("shooting", "melee", "contact"):
+                    assert h["from"] == state.units[h["source"]].cell
+                    assert h["to"] == state.units[h["target"]].cell
+        if name.startswith("ancients-"):
+            assert kinds["path"] and kinds["melee"] and kinds["removed"], name
+
+
+def test_narrate_sees_the_state_before_the_event(river):
+    state = None
+    for e in river[:12]:
+        line = analysis.narrate(e, state)
+        if e["kind"] == "unit_moved":
+            assert f"({e['to_cell'][0]}, {e['to_cell'][1]})" in line
+        state = evolve(state, e)

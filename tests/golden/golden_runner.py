@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from warlog.engine.dice import ManualDice
+from warlog.engine.dice import DiceError, ManualDice
 from warlog.engine.game import Game, start
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.scenario import Scenario, scenario_from_dict
@@ -164,6 +164,9 @@ def play(case: Case, *, tolerate: bool = False) -> tuple[Game, list[str]]:
                 if _snapshot(game) != before:
                     deviate(f"{where}: the refused order changed the game")
                 continue
+            except DiceError:  # accepted: it went on to ask for a die the step does not give
+                deviate(f"{where}: accepted (it asked for a die), expected refusal ({step.illegal})")
+                continue
             deviate(f"{where}: accepted ({len(new)} events), expected refusal ({step.illegal})")
             game = Game(kept)  # undo it (tolerant mode only reaches here)
             continue
@@ -171,6 +174,8 @@ def play(case: Case, *, tolerate: bool = False) -> tuple[Game, list[str]]:
             game.play(order, dice=dice)
         except IllegalOrder as exc:
             raise GoldenError(f"{case.path.name}: {where}: refused citing {exc.rule}: {exc}") from None
+        except DiceError as exc:
+            raise GoldenError(f"{case.path.name}: {where}: {exc}") from None
         if dice.rolled != len(step.dice):
             deviate(f"{where}: used {dice.rolled} of the dice {list(step.dice)}")
     return game, deviations

@@ -1,0 +1,184 @@
+"""The dashboard through Streamlit's AppTest: widgets are selected by key, figures read back from
+the page's plotly spec. One demo database is seeded per test session (about a second) and every
+test points $WARLOG_DB at it."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from warlog.dashboard.data import parse_upload
+from warlog.demo import ensure_demo_games
+from warlog.engine.rules import catalogue
+from warlog.events.replay_file import ReplayError, encode_replay
+from warlog.events.sqlite_store import SQLiteEventStore
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+SHORT_GAME = "demo-ancients-river-crossing-1"  # the demo game with the fewest steps
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("warlog-db") / "demo.db"
+    with SQLiteEventStore(path) as store:
+        assert ensure_demo_games(store) == 6
+    return path
+
+
+@pytest.fixture
+def app(demo_db, monkeypatch) -> AppTest:
+    monkeypatch.setenv("WARLOG_DB", str(demo_db))
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    assert not at.exception
+    return at
+
+
+def _array(value) -> list:
+    """A plotly spec array: a list, or plotly 7's {"dtype", "bdata"} for typed arrays."""
+    if isinstance(value, dict) and "bdata" in value:
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).tolist()
+    return list(value)
+
+
+def board_units(at: AppTest) -> dict[str, list[tuple[float, float]]]:
+    """Unit positions per side, as drawn on the page's board figure."""
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        units = [t for t in spec["data"] if (t.get("meta") or {}).get("role") == "units"]
+        if units:
+            return {t["meta"]["side"]: list(zip(_array(t["x"]), _array(t["y"]))) for t in units}
+    raise AssertionError("no board on the page")
+
+
+def step_title(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("**Step "))
+
+
+def choose_game(at: AppTest, game: str) -> AppTest:
+    at.selectbox(key="game").set_value(game).run()
+    assert not at.exception
+    return at
+
+
+def test_steps_through_a_whole_game(app):
+    at = choose_game(app, SHORT_GAME)
+    last = int(at.slider(key="step").max)
+    boards, turns = {repr(board_units(at))}, [at.slider(key="turn").value]
+    for i in range(1, last + 1):
+        at.button(key="next_step").click().run()
+        assert not at.exception, f"step {i}"
+        assert at.slider(key="step").value == i
+        boards.add(repr(board_units(at)))
+        turns.append(at.slider(key="turn").value)
+    assert len(boards) > 20  # units move and fall as we step
+    assert turns == sorted(turns) and turns[-1] == at.slider(key="turn").max
+    assert "game over" in step_title(at)
+    assert at.button(key="next_step").disabled
+    assert any("won" in s.value for s in at.success)
+    at.button(key="prev_step").click().run()
+    assert not at.exception and at.slider(key="step").value == last - 1
+
+
+def test_turn_slider_jumps_to_the_first_step_of_each_turn(app):
+    at = choose_game(app, SHORT_GAME)
+    for turn in range(int(at.slider(key="turn").max) + 1):
+        at.slider(key="turn").set_value(turn).run()
+        assert not at.exception
+        assert at.slider(key="turn").value == turn
+        assert step_title(at).split("— ")[1].startswith(f"turn {turn} · ")
+    at.slider(key="step").set_value(5).run()
+    assert not at.exception and at.slider(key="turn").value == 1
+
+
+def test_board_follows_the_step(app):
+    at = choose_game(app, SHORT_GAME)
+    opening = board_units(at)
+    at.slider(key="step").set_value(at.slider(key="step").max).run()
+    end = board_units(at)
+    assert opening != end
+    assert len(end["red"]) + len(end["blue"]) < len(opening["red"]) + len(opening["blue"])
+
+
+def test_events_show_narration_and_the_text_of_the_rules_they_cite(app):
+    at = choose_game(app, SHORT_GAME)
+    at.slider(key="turn").set_value(2).run()
+    for _ in range(30):  # to the first shot of turn 2
+        if "shoots" in step_title(at):
+            break
+        at.button(key="next_step").click().run()
+    lines = " ".join(m.value for m in at.markdown)
+    assert "shoots" in lines and "die " in lines
+    captions = " ".join(c.value for c in at.caption)
+    for rule_id in ("ohw.shoot.roll", "grid.arc"):
+        assert f"`{rule_id}` {catalogue()[rule_id].text}" in captions
+    assert "interpretation" in captions  # grid.arc is one, and is flagged
+
+
+def test_changing_game_resets_to_the_opening(app, demo_db):
+    at = app
+    at.slider(key="step").set_value(40).run()
+    with SQLiteEventStore(demo_db) as store:
+        other = [g.id for g in store.games() if g.id != at.selectbox(key="game").value][0]
+    choose_game(at, other)
+    assert at.selectbox(key="game").value == other and other in at.markdown[0].value
+    assert at.slider(key="step").value == 0 and at.slider(key="turn").value == 0
+    assert "opening" in step_title(at)
+
+
+def test_invalid_upload_shows_an_error_not_a_traceback(app):
+    at = app
+    at.radio(key="source").set_value("Replay file").run()
+    assert not at.exception and at.info  # asks for a file
+    at.file_uploader(key="upload").set_value(("broken.jsonl", b"this is not json\n",
+                                               "application/octet-stream")).run()
+    assert not at.exception
+    assert at.error and "not a warlog replay" in at.error[0].value
+    assert "broken.jsonl" in at.error[0].value
+
+
+def test_valid_upload_is_replayed(app, demo_db):
+    with SQLiteEventStore(demo_db) as store:
+        events = store.read(SHORT_GAME)
+    at = app
+    at.radio(key="source").set_value("Replay file").run()
+    at.file_uploader(key="upload").set_value(("game.jsonl", encode_replay(events),
+                                               "application/octet-stream")).run()
+    assert not at.exception and not at.error
+    assert at.title[0].value == "Crossing at the Ford"
+    at.button(key="next_step").click().run()
+    assert not at.exception and at.slider(key="step").value == 1
+
+
+def test_parse_upload_refuses_bad_files_with_messages(demo_db):
+    with SQLiteEventStore(demo_db) as store:
+        good = encode_replay(store.read(SHORT_GAME))
+    assert len(parse_upload(good, "ok.jsonl")) == good.count(b"\n") - 1
+    lines = good.splitlines()
+    edited = {**orjson.loads(lines[3]), "turn": 7}  # an edit that keeps the old chain value
+    tampered = b"\n".join([*lines[:3], orjson.dumps(edited), *lines[4:]]) + b"\n"
+    for data, words in [(b"", "empty"), (b"[1, 2]\n", "not a warlog replay"),
+                        (tampered, "hash chain broken"),
+                        (good[: len(good) // 2 - 10], "truncated")]:
+        with pytest.raises(ReplayError, match=words) as info:
+            parse_upload(data, "bad.jsonl")
+        assert "bad.jsonl" in str(info.value) and "/tmp" not in str(info.value)
+
+
+def test_rules_page_is_searchable(app):
+    at = app
+    at.switch_page("views/rules.py").run()
+    assert not at.exception
+    everything = len([m for m in at.markdown if m.value.startswith("#### ")])
+    assert everything == len(catalogue())
+    at.text_input(key="rule_search").input("cavalry").run()
+    found = [m.value for m in at.markdown if m.value.startswith("#### ")]
+    assert 0 < len(found) < everything
+    at.checkbox(key="rule_interpretations").check().run()
+    assert all("interpretation" in m for m in
+               [m.value for m in at.markdown if m.value.startswith("#### ")])

@@ -96,10 +96,13 @@ class _Scoring:
             return 50.0
         assert isinstance(order, MoveOrder)
         if order.attack is not None:
-            return self.attack_score(state, unit, order)
+            target = state.units[order.attack]
+            end = _end_cell(state, unit, order)
+            flank = state.grid.aspect(target.cell, target.facing, end) != "front"
+            return self.attack_score(state, target, flank)
         return self.move_score(state, unit, order)
 
-    def attack_score(self, state: GameState, unit: Unit, order: MoveOrder) -> float:
+    def attack_score(self, state: GameState, target: Unit, flank: bool) -> float:
         raise NotImplementedError
 
     def move_score(self, state: GameState, unit: Unit, order: MoveOrder) -> float:
@@ -148,10 +151,7 @@ class Aggressive(_Scoring):
 
     name = "aggressive"
 
-    def attack_score(self, state, unit, order):
-        target = state.units[order.attack]
-        end = _end_cell(state, unit, order)
-        flank = state.grid.aspect(target.cell, target.facing, end) != "front"
+    def attack_score(self, state, target, flank):
         return 100 + 30 * flank + target.hits
 
     def move_score(self, state, unit, order):
@@ -169,10 +169,7 @@ class Cautious(_Scoring):
 
     name = "cautious"
 
-    def attack_score(self, state, unit, order):
-        target = state.units[order.attack]
-        end = _end_cell(state, unit, order)
-        flank = state.grid.aspect(target.cell, target.facing, end) != "front"
+    def attack_score(self, state, target, flank):
         weak = target.hits >= state.options["hits_to_remove"] // 2
         return 60 + target.hits if (flank or weak) else -1.0
 

@@ -22,9 +22,9 @@ ORDER_PHASE = {"move": "movement", "turn_to_face": "movement", "shoot": "shootin
 
 
 def halve(value: int, times: int, mode: str) -> int:
-    """ohw.halving: divide by 2 rounding up, once per halving (or once overall if combined)."""
-    if mode == "combined":
-        return math.ceil(value / 2**times) if times else value
+    """ohw.halving: divide by 2 rounding up, once per reason (``each``) or at most once."""
+    if mode == "once":
+        times = min(times, 1)
     for _ in range(times):
         value = math.ceil(value / 2)
     return value

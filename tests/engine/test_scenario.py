@@ -299,7 +299,7 @@ BAD = [
     ("unknown option", edit("hits_to_remove = 12", "fog = true"), "options.fog", "unknown option; known options: arc_degrees"),
     ("option below min", edit("hits_to_remove = 12", "hits_to_remove = 0"), "options.hits_to_remove", "below the minimum 1"),
     ("option wrong type", edit("hits_to_remove = 12", "pivot_is_move = 1"), "options.pivot_is_move", "expected true or false"),
-    ("option bad choice", edit("hits_to_remove = 12", 'halving = "thirds"'), "options.halving", "not one of: sequential, combined"),
+    ("option bad choice", edit("hits_to_remove = 12", 'halving = "thirds"'), "options.halving", "not one of: each, once"),
     # id
     ("bad scenario id", 'id = "Bad Id"\n' + BASE, "id", "use lowercase letters, digits and dashes"),
 ]

@@ -56,9 +56,9 @@ def test_resolve_options_fills_every_default_sorted():
 
 
 def test_resolve_options_keeps_given_values():
-    resolved = resolve_options("ohw", {"hits_to_remove": 15, "halving": "combined"}, source="t")
+    resolved = resolve_options("ohw", {"hits_to_remove": 15, "halving": "once"}, source="t")
     assert resolved["hits_to_remove"] == 15
-    assert resolved["halving"] == "combined"
+    assert resolved["halving"] == "once"
     assert resolved["pivot_is_move"] is True
 
 
@@ -78,7 +78,7 @@ def test_every_default_satisfies_its_own_spec():
         ({"hits_to_remove": 0}, "hits_to_remove", "below the minimum 1"),
         ({"arc_degrees": 181}, "arc_degrees", "above the maximum 180"),
         ({"pivot_is_move": 1}, "pivot_is_move", "expected true or false"),
-        ({"halving": "halfway"}, "halving", "not one of: sequential, combined"),
+        ({"halving": "halfway"}, "halving", "not one of: each, once"),
         ({"halving": 2}, "halving", "not one of"),
     ],
 )

@@ -110,7 +110,10 @@ class SQLiteEventStore:
         waits for another writer's lock; ``check_same_thread=False`` lets one store be shared by
         threads that take turns (e.g. a cached dashboard resource)."""
         self.path = str(path)
-        conn = sqlite3.connect(self.path, timeout=timeout, check_same_thread=check_same_thread)
+        try:
+            conn = sqlite3.connect(self.path, timeout=timeout, check_same_thread=check_same_thread)
+        except sqlite3.Error as exc:  # e.g. its folder does not exist
+            raise StoreError(f"{self.path}: cannot open the database ({exc})") from None
         self.db = sqlite_utils.Database(conn)
         try:
             if self.path != ":memory:":

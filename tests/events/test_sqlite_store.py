@@ -308,3 +308,8 @@ def test_any_chunking_reads_back_the_same_events(build, faces, chunks):
         assert s.verify("p") == len(events)
         cut = len(events) // 2
         assert s.read("p", upto=cut) == events[:cut]
+
+
+def test_a_database_in_a_missing_folder_is_a_store_error(tmp_path):
+    with pytest.raises(StoreError, match="cannot open the database"):
+        SQLiteEventStore(tmp_path / "no" / "such" / "folder" / "w.db")

@@ -67,7 +67,8 @@ def _add_terrain(fig: go.Figure, state: GameState) -> None:
     by_kind: dict[str, list] = {}
     for cell in grid.cells():
         by_kind.setdefault(scenario.terrain_at(cell), []).append(cell)
-    kinds = [k for k in TERRAIN_COLOURS if k in by_kind] + sorted(set(by_kind) - set(TERRAIN_COLOURS))
+    kinds = [k for k in TERRAIN_COLOURS if k in by_kind]
+    kinds += sorted(set(by_kind) - set(TERRAIN_COLOURS))  # a kind without a colour yet: grey
     for kind in kinds:
         xs, ys = _polygons(grid, by_kind[kind])
         fig.add_trace(go.Scatter(
@@ -89,7 +90,8 @@ def _add_terrain(fig: go.Figure, state: GameState) -> None:
                                  meta={"role": "objectives"}))
 
 
-def _add_highlights(fig: go.Figure, state: GameState, highlight: Sequence[dict], size: float) -> None:
+def _add_highlights(fig: go.Figure, state: GameState, highlight: Sequence[dict],
+                    size: float) -> None:
     grid = state.grid
     for i, h in enumerate(highlight):
         kind = h["kind"]
@@ -117,7 +119,8 @@ def _add_highlights(fig: go.Figure, state: GameState, highlight: Sequence[dict],
             if h.get("label"):  # above the target, where the units' circles do not hide it
                 fig.add_annotation(x=x1, y=y1 - 0.5, text=h["label"], showarrow=False,
                                    font={"color": ATTACK_COLOURS[kind], "size": 13},
-                                   bgcolor="rgba(255,255,255,0.85)", bordercolor=ATTACK_COLOURS[kind])
+                                   bgcolor="rgba(255,255,255,0.85)",
+                                   bordercolor=ATTACK_COLOURS[kind])
         elif kind == "removed":
             x, y = grid.centre(tuple(h["cell"]))
             fig.add_trace(go.Scatter(
@@ -138,12 +141,14 @@ def _add_units(fig: go.Figure, state: GameState, size: float) -> None:
                     "line": {"color": "white", "width": 2}},
             text=[str(u.hits) for u in units], textfont={"color": "white", "size": 13},
             textposition="middle center", customdata=[u.id for u in units],
-            hovertext=[_unit_hover(state, u) for u in units], hovertemplate="%{hovertext}<extra></extra>",
+            hovertext=[_unit_hover(state, u) for u in units],
+            hovertemplate="%{hovertext}<extra></extra>",
             name=f"{side} units", legendgroup=side, meta={"role": "units", "side": side}))
         tips, angles = [], []
         for u, (x, y) in zip(units, centres):
             a = grid.facing_angle(u.facing)
-            tips.append((x + 0.38 * math.cos(math.radians(a)), y - 0.38 * math.sin(math.radians(a))))
+            rad = math.radians(a)
+            tips.append((x + 0.38 * math.cos(rad), y - 0.38 * math.sin(rad)))
             angles.append(90 - a)  # plotly turns markers clockwise from "up"
         fig.add_trace(go.Scatter(
             x=[t[0] for t in tips], y=[t[1] for t in tips], mode="markers", hoverinfo="skip",

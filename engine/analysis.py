@@ -79,7 +79,7 @@ def unit_timeline(events: Sequence[Event]) -> list[dict[str, Any]]:
 # -- luck --------------------------------------------------------------------------------------
 
 
-def expected_hits(event: Event, mode: str = "sequential", sides: int = 6) -> float:
+def expected_hits(event: Event, mode: str = "each", sides: int = 6) -> float:
     """What the attack of a hits_inflicted event gives on average over every face of the die,
     with the event's own modifier, doubling and halvings (the same rounding as the rules)."""
     total = 0
@@ -93,8 +93,9 @@ def luck(events: Sequence[Event]) -> list[dict[str, Any]]:
     """Per side: dice rolled, mean face, hits dealt against the hits an average die would have
     dealt in the very same attacks. ``luck`` > 0 means the dice favoured that side."""
     units = _units(events)
-    mode = events[0].get("options", {}).get("halving", "sequential")
-    rows = {s: {"side": s, "dice": 0, "face_sum": 0, "hits": 0, "expected_hits": 0.0} for s in SIDES}
+    mode = events[0].get("options", {}).get("halving", "each")
+    rows = {s: {"side": s, "dice": 0, "face_sum": 0, "hits": 0, "expected_hits": 0.0}
+            for s in SIDES}
     for e in events:
         if e["kind"] == "dice_rolled" and e.get("unit") in units:
             row = rows[units[e["unit"]].side]
@@ -242,8 +243,9 @@ def narrate(event: Event, state_before: GameState | None) -> str:
     k, s = event["kind"], state_before
     if k == "game_started":
         sc = event["scenario"]
-        players = ", ".join(f"{side}: {sc['sides'][side]['name']} ({who})" if side in sc.get("sides", {})
-                            else f"{side}: {who}" for side, who in event.get("players", {}).items())
+        names = {side: spec["name"] for side, spec in sc.get("sides", {}).items()}
+        players = ", ".join(f"{side}: {names[side]} ({who})" if side in names else f"{side}: {who}"
+                            for side, who in event.get("players", {}).items())
         seed = f", seed {event['seed']}" if event.get("seed") is not None else ""
         return (f"{sc.get('title', event['game'])}: {event['rule_system']} {event['period']} on a "
                 f"{sc['grid']['width']}×{sc['grid']['height']} {sc['grid']['kind']} grid, "
@@ -254,7 +256,8 @@ def narrate(event: Event, state_before: GameState | None) -> str:
         by = f" ({event['by']})" if event.get("by") else ""
         if event["order"]["type"] == "end_phase":
             return f"{event['side']} ends the {event['phase']} phase{by}."
-        return f"{event['side']} orders: {_order_text(event['order'], event['side'], event['phase'])}{by}."
+        order = _order_text(event["order"], event["side"], event["phase"])
+        return f"{event['side']} orders: {order}{by}."
     if k == "dice_rolled":
         faces = ", ".join(map(str, event["faces"]))
         who = f"{event['unit']} rolls" if event.get("unit") else "Rolled"

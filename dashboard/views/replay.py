@@ -12,6 +12,7 @@ and a different game resets it to the opening.
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
 import streamlit as st
@@ -20,6 +21,7 @@ from warlog.dashboard import charts, data
 from warlog.engine import analysis
 from warlog.engine.fold import evolve
 from warlog.engine.rules import catalogue
+from warlog.events.store import StoreError
 
 Event = dict[str, Any]
 SOURCES = ("Database", "Replay file")
@@ -29,7 +31,7 @@ def _game_label(info: dict[str, Any]) -> str:
     result = ""
     if info["ended"]:
         result = f" · {info['winner']} won" if info["winner"] else " · draw"
-    return f"{info['title'] or info['scenario_id']} — {info['id']}{result}"
+    return f"{info['title'] or info['scenario_id']}{result} ({info['id']})"
 
 
 def choose_source() -> tuple[str, list[Event]] | str | None:
@@ -39,8 +41,11 @@ def choose_source() -> tuple[str, list[Event]] | str | None:
     source = st.sidebar.radio("Source", SOURCES, key="source", horizontal=True)
     if source == "Database":
         path = data.db_path()
-        data.ensure_database(path)
-        games = data.list_games(path)
+        try:
+            data.ensure_database(path)
+            games = data.list_games(path)
+        except (StoreError, sqlite3.Error) as exc:  # a missing folder, a file that is no database
+            return f"Cannot open the database {path}: {exc}"
         st.sidebar.caption(f"Database: `{path}` · {len(games)} games")
         if not games:
             return f"There are no games in {path}."
@@ -74,7 +79,7 @@ def _on_turn(steps: list[analysis.Step]) -> None:
 
 
 def _on_step() -> None:
-    st.session_state["cursor"] = st.session_state["step"]
+    st.session_state["cursor"] = st.session_state["step"] - 1  # the slider counts from 1
 
 
 def _move(delta: int, count: int) -> None:
@@ -88,7 +93,7 @@ def _sync(key: str, steps: list[analysis.Step]) -> analysis.Step:
         ss["loaded"], ss["cursor"] = key, 0
     ss["cursor"] = min(max(int(ss.get("cursor", 0)), 0), len(steps) - 1)
     step = steps[ss["cursor"]]
-    ss["step"], ss["turn"] = step.index, step.turn
+    ss["step"], ss["turn"] = step.index + 1, step.turn
     return step
 
 
@@ -127,7 +132,7 @@ def controls(steps: list[analysis.Step], step: analysis.Step) -> None:
     if last_turn > 0:
         turn.slider("Turn", 0, last_turn, key="turn", on_change=_on_turn, args=(steps,))
     if n > 1:
-        st.slider("Step", 0, n - 1, key="step", on_change=_on_step,
+        st.slider("Step", 1, n, key="step", on_change=_on_step,
                   help="Each step is one order and what it caused, or an automatic phase.")
     st.markdown(f"**Step {step.index + 1} of {n}** — {step.title}")
 
@@ -188,7 +193,9 @@ def main() -> None:
                     config={"displayModeBar": False})
     st.subheader("Luck")
     st.caption("Hits dealt against what average dice would have dealt in the same attacks.")
-    st.dataframe(proj["luck"], hide_index=True, key="luck")
+    st.dataframe(proj["luck"], hide_index=True, key="luck", column_config={
+        "dice": "dice rolled", "mean_face": "mean face", "hits": "hits dealt",
+        "expected_hits": "hits expected", "luck": "luck (hits over expected)"})
 
 
 main()

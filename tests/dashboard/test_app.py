@@ -68,9 +68,10 @@ def choose_game(at: AppTest, game: str) -> AppTest:
 
 def test_steps_through_a_whole_game(app):
     at = choose_game(app, SHORT_GAME)
-    last = int(at.slider(key="step").max)
+    last = int(at.slider(key="step").max)  # the step slider counts from 1, like the title
+    assert at.slider(key="step").value == 1 and step_title(at).startswith(f"**Step 1 of {last}**")
     boards, turns = {repr(board_units(at))}, [at.slider(key="turn").value]
-    for i in range(1, last + 1):
+    for i in range(2, last + 1):
         at.button(key="next_step").click().run()
         assert not at.exception, f"step {i}"
         assert at.slider(key="step").value == i
@@ -92,8 +93,9 @@ def test_turn_slider_jumps_to_the_first_step_of_each_turn(app):
         assert not at.exception
         assert at.slider(key="turn").value == turn
         assert step_title(at).split("— ")[1].startswith(f"turn {turn} · ")
-    at.slider(key="step").set_value(5).run()
+    at.slider(key="step").set_value(6).run()
     assert not at.exception and at.slider(key="turn").value == 1
+    assert step_title(at).startswith("**Step 6 of")
 
 
 def test_board_follows_the_step(app):
@@ -127,7 +129,7 @@ def test_changing_game_resets_to_the_opening(app, demo_db):
         other = [g.id for g in store.games() if g.id != at.selectbox(key="game").value][0]
     choose_game(at, other)
     assert at.selectbox(key="game").value == other and other in at.markdown[0].value
-    assert at.slider(key="step").value == 0 and at.slider(key="turn").value == 0
+    assert at.slider(key="step").value == 1 and at.slider(key="turn").value == 0
     assert "opening" in step_title(at)
 
 
@@ -152,7 +154,7 @@ def test_valid_upload_is_replayed(app, demo_db):
     assert not at.exception and not at.error
     assert at.title[0].value == "Crossing at the Ford"
     at.button(key="next_step").click().run()
-    assert not at.exception and at.slider(key="step").value == 1
+    assert not at.exception and at.slider(key="step").value == 2
 
 
 def test_parse_upload_refuses_bad_files_with_messages(demo_db):
@@ -182,3 +184,27 @@ def test_rules_page_is_searchable(app):
     at.checkbox(key="rule_interpretations").check().run()
     assert all("interpretation" in m for m in
                [m.value for m in at.markdown if m.value.startswith("#### ")])
+
+
+def test_a_game_cut_at_a_line_end_replays_as_in_progress(app, demo_db):
+    with SQLiteEventStore(demo_db) as store:
+        events = store.read(SHORT_GAME)
+    at = app
+    at.radio(key="source").set_value("Replay file").run()
+    at.file_uploader(key="upload").set_value(("half.jsonl", encode_replay(events[:120]),
+                                               "application/octet-stream")).run()
+    assert not at.exception and not at.error
+    assert any("in progress" in i.value for i in at.info)
+    at.slider(key="step").set_value(at.slider(key="step").max).run()
+    assert not at.exception
+
+
+@pytest.mark.parametrize("bad", ["missing-folder/x.db", "not-a-database.db"])
+def test_a_database_that_cannot_be_opened_is_an_error_message(tmp_path, monkeypatch, bad):
+    path = tmp_path / bad
+    if bad.startswith("not-"):
+        path.write_bytes(b"this is a text file, not SQLite " * 100)
+    monkeypatch.setenv("WARLOG_DB", str(path))
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    assert not at.exception
+    assert at.error and "Cannot open the database" in at.error[0].value

@@ -1,0 +1,140 @@
+"""The dashboard in a real browser: `streamlit run` on a free port, driven by Playwright with
+Debian's /usr/bin/chromium (Playwright's own browser download is not used). Fails, never skips,
+when chromium is missing: CI installs it (`apt-get install -y chromium`)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from warlog.demo import ensure_demo_games
+from warlog.events.sqlite_store import SQLiteEventStore
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SHOT_FOR_LEAD = Path("/tmp/warlog_dashboard.png")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A streamlit server on a demo database; stopped (by its pid) whatever the test does."""
+    tmp = tmp_path_factory.mktemp("browser")
+    db = tmp / "demo.db"
+    with SQLiteEventStore(db) as store:
+        ensure_demo_games(store)
+        first_game = store.read(store.games()[0].id, upto=1)[0]  # the page opens on it
+    port = _free_port()
+    env = {**os.environ, "WARLOG_DB": str(db), "HOME": str(tmp)}
+    log = (tmp / "streamlit.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not start: {(tmp / 'streamlit.log').read_text()}")
+            time.sleep(0.2)
+        yield url, len(first_game["scenario"]["units"])
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: apt-get install -y chromium"
+    from playwright.sync_api import sync_playwright
+
+    xdg = tmp_path_factory.mktemp("xdg")
+    os.environ["XDG_CONFIG_HOME"] = str(xdg / "config")  # the browser's files stay in tmp
+    os.environ["XDG_CACHE_HOME"] = str(xdg / "cache")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        yield b
+        b.close()
+
+
+def _step_title(page) -> str:
+    return page.get_by_text("Step ", exact=False).filter(has_text=" of ").first.inner_text()
+
+
+def _live_units(page) -> int:
+    """Points in the board's unit traces, as plotly.js drew them."""
+    return page.evaluate("""() => {
+        const el = document.querySelector('.js-plotly-plot');
+        return el._fullData.filter(t => t.meta && t.meta.role === 'units')
+                           .reduce((n, t) => n + t._length, 0);
+    }""")
+
+
+def test_dashboard_steps_in_a_real_browser(server, browser, tmp_path):
+    url, units = server
+    page = browser.new_page(viewport={"width": 1500, "height": 2300})
+    page.goto(url)
+    page.wait_for_selector(".js-plotly-plot", timeout=30_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    first = _step_title(page)
+    assert first.startswith("Step 1 of")
+    assert _live_units(page) == units
+    for _ in range(3):
+        before = _step_title(page)
+        page.get_by_role("button", name="Next step").click()
+        page.wait_for_function(
+            "t => !document.body.innerText.includes(t)", arg=before, timeout=15_000)
+    assert _step_title(page).startswith("Step 4 of")
+    page.wait_for_selector(".js-plotly-plot")
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.wait_for_timeout(500)  # let plotly finish drawing before the picture
+    shot = tmp_path / "dashboard.png"
+    page.screenshot(path=str(shot))
+    shutil.copy(shot, SHOT_FOR_LEAD)
+    assert shot.stat().st_size > 20_000
+    page.close()
+
+
+def test_invalid_upload_shows_an_error_in_the_browser(server, browser, tmp_path):
+    page = browser.new_page(viewport={"width": 1400, "height": 1200})
+    page.goto(server[0])
+    page.wait_for_selector(".js-plotly-plot", timeout=30_000)
+    page.get_by_text("Replay file", exact=True).click()
+    bad = tmp_path / "broken.jsonl"
+    bad.write_bytes(b"this is not a replay\n")
+    page.locator('input[type="file"]').set_input_files(str(bad))
+    error = page.locator('[data-testid="stAlertContentError"]')
+    error.wait_for(timeout=15_000)
+    assert "not a warlog replay" in error.inner_text()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.close()

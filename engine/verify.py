@@ -58,8 +58,8 @@ def _compare(logged: list[Event], derived: list[Event], after_seq: int) -> None:
             continue
         keys = sorted(set(have) | set(want))
         key = next(k for k in keys if have.get(k) != want.get(k))
-        raise _Stop(
-            have.get("seq", want["seq"]),
+        raise _Stop(  # named by where it stands: its own seq field may be the edit
+            want["seq"],
             f"{_describe(have)}: {key} is {have.get(key)!r} in the log, but the rules give "
             f"{want.get(key)!r}",
         )
@@ -101,14 +101,16 @@ def verify(events: list[Event]) -> Report:
             except (ValidationError, KeyError) as exc:
                 raise _Stop(logged["seq"], f"{_describe(logged)}: not a valid order: {exc}") from None
             player = state.players.get(state.side)
+            by = logged.get("by")
             if player in POLICIES:
+                by = player  # a bot's orders are signed with its policy's name
                 chosen = next_order(state)
                 if chosen != order:
                     raise _Stop(logged["seq"], f"{_describe(logged)}: the {player} bot playing "
                                 f"{state.side} orders {chosen.model_dump()}, the log says "
                                 f"{order.model_dump()}")
             try:
-                produced = decide(state, order, dice, by=logged.get("by"))
+                produced = decide(state, order, dice, by=by)
             except IllegalOrder as exc:
                 raise _Stop(logged["seq"], f"{_describe(logged)}: the order is illegal: {exc}") from None
             except DiceError as exc:

@@ -89,3 +89,46 @@ def test_an_order_the_rules_refuse_is_reported_as_illegal(events):
     report = verify(edited)
     assert not report.ok and report.mismatch.seq == edited[i]["seq"]
     assert "illegal" in report.mismatch.message
+
+
+def _mutated(value):
+    """A different value of the same shape."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, str):
+        return value + "x"
+    if value is None:
+        return 0
+    if isinstance(value, list):
+        return [_mutated(value[0]), *value[1:]] if value else ["x"]
+    if isinstance(value, dict):
+        key = sorted(value)[0]
+        return {**value, key: _mutated(value[key])}
+    raise TypeError(value)
+
+
+@pytest.fixture(scope="module")
+def bot_game():
+    return play_out("m", tiny_scenario(
+        [("a", "red", "Archers", (1, 1), "E"), ("i", "red", "Infantry", (1, 3), "E"),
+         ("x", "blue", "Cavalry", (6, 1), "W"), ("y", "blue", "Skirmishers", (6, 3), "W")],
+        terrain={"woods": [[4, 3]], "road": [[2, 1], [3, 1]]}, turn_limit=6),
+        seed=4, red="aggressive", blue="random").events
+
+
+def test_every_value_of_every_event_is_checked_where_it_stands(bot_game):
+    """Past the first event (the game's definition), every single edited value of a bot game
+    (about 1,400 edits) is reported at the event that holds it: re-rolled dice and re-chosen bot
+    orders included."""
+    edits = 0
+    for i in range(1, len(bot_game)):
+        for field in sorted(bot_game[i]):
+            edited = copy.deepcopy(bot_game)
+            edited[i][field] = _mutated(edited[i][field])
+            report = verify(edited)
+            assert not report.ok, (i, field)
+            assert report.mismatch.seq == bot_game[i]["seq"], report.mismatch.message
+            edits += 1
+    assert edits > 1000

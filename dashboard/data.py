@@ -18,15 +18,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 from warlog.engine import analysis
 from warlog.engine.fold import FoldError, Timeline
-from warlog.events.replay_file import ReplayError, read_replay, validate_replay
+from warlog.events.replay_file import ReplayError, parse_replay, validate_replay
 from warlog.events.sqlite_store import SQLiteEventStore
 
 Event = dict[str, Any]
@@ -70,15 +68,7 @@ def parse_upload(data: bytes, name: str = "upload.jsonl") -> list[Event]:
     whole game once, so a file the engine cannot replay is refused here with a message rather
     than failing later in the middle of the page. Raises ReplayError with a readable message.
     """
-    if not data:
-        raise ReplayError(f"{name}: the file is empty; a warlog replay starts with a header line")
-    with tempfile.TemporaryDirectory(prefix="warlog-upload-") as tmp:
-        path = Path(tmp) / (Path(name).name or "upload.jsonl")
-        path.write_bytes(data)
-        try:
-            events = validate_replay(read_replay(path), path)
-        except ReplayError as exc:  # name the file as the user knows it, not our temp path
-            raise ReplayError(str(exc).replace(str(path), name)) from None
+    events = validate_replay(parse_replay(data, name), name)
     try:
         Timeline(events)
     except (FoldError, ValueError, KeyError) as exc:

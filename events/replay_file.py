@@ -139,37 +139,46 @@ def export_game(store: EventStore, game_id: str, path: str | Path) -> None:
 # -- reading ---------------------------------------------------------------------------------
 
 
-def _lines(path: Path, max_file_bytes: int, max_line_bytes: int) -> list[bytes]:
-    """The file's lines without their newlines, refusing files and lines over the limits."""
+def _read_bytes(path: Path, max_file_bytes: int) -> bytes:
+    """The file's bytes, refusing files over the size limit before reading them."""
     try:
         size = path.stat().st_size
+        if size > max_file_bytes:
+            raise ReplayError(
+                f"{path}: file is {size:,} bytes; replays larger than {max_file_bytes:,} bytes "
+                "are refused"
+            )
+        with path.open("rb") as handle:
+            data = handle.read(max_file_bytes + 1)
     except OSError as exc:
         raise ReplayError(f"{path}: cannot read the file ({exc.strerror})") from None
-    if size > max_file_bytes:
+    if len(data) > max_file_bytes:  # the file grew while we read it
+        raise ReplayError(f"{path}: the file grew past {max_file_bytes:,} bytes while read")
+    return data
+
+
+def _lines(name: str | Path, data: bytes, max_file_bytes: int, max_line_bytes: int) -> list[bytes]:
+    """The lines without their newlines, refusing data and lines over the limits."""
+    if len(data) > max_file_bytes:
         raise ReplayError(
-            f"{path}: file is {size:,} bytes; replays larger than {max_file_bytes:,} bytes are "
-            "refused"
+            f"{name}: file is {len(data):,} bytes; replays larger than {max_file_bytes:,} bytes "
+            "are refused"
         )
-    if size == 0:
-        raise ReplayError(f"{path}: the file is empty; a warlog replay starts with a header line")
-    lines: list[bytes] = []
-    total = 0
-    with path.open("rb") as handle:
-        while line := handle.readline(max_line_bytes + 2):
-            total += len(line)
-            if total > max_file_bytes:  # the file grew while we read it
-                raise ReplayError(f"{path}: the file grew past {max_file_bytes:,} bytes while read")
-            text = line.rstrip(b"\r\n")
-            if len(text) > max_line_bytes:
-                raise ReplayError(
-                    f"{path}: line {len(lines) + 1} is longer than {max_line_bytes:,} bytes; "
-                    "refused"
-                )
-            lines.append(text)
+    if not data:
+        raise ReplayError(f"{name}: the file is empty; a warlog replay starts with a header line")
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    lines = [line.rstrip(b"\r") for line in lines]
+    for number, line in enumerate(lines, start=1):
+        if len(line) > max_line_bytes:
+            raise ReplayError(
+                f"{name}: line {number} is longer than {max_line_bytes:,} bytes; refused"
+            )
     return lines
 
 
-def _json_object(path: Path, number: int, line: bytes, what: str) -> dict[str, Any]:
+def _json_object(path: str | Path, number: int, line: bytes, what: str) -> dict[str, Any]:
     # Line 1 decides whether this is a replay at all; say so rather than "damaged".
     start = f"{path}: not a warlog replay: line 1" if number == 1 else f"{path}: line {number}"
     if not line.strip():
@@ -186,7 +195,7 @@ def _json_object(path: Path, number: int, line: bytes, what: str) -> dict[str, A
     return value
 
 
-def _check_header(path: Path, header: dict[str, Any], check_chain: bool) -> None:
+def _check_header(path: str | Path, header: dict[str, Any], check_chain: bool) -> None:
     if header.get("format") != FORMAT:
         raise ReplayError(
             f'{path}: not a warlog replay (line 1 has no "format": "{FORMAT}")'
@@ -221,24 +230,37 @@ def read_replay(
     """Read a replay file: size limits, header, then each event line and its chain link.
 
     Events come back as parsed JSON dicts without their ``chain`` key; they are not validated
-    against the schema here (``import_replay`` does that).
+    against the schema here (``validate_replay`` and ``import_replay`` do that).
     """
     path = Path(path)
-    lines = _lines(path, max_file_bytes, max_line_bytes)
-    header = _json_object(path, 1, lines[0], "the replay header")
-    _check_header(path, header, check_chain)
+    return parse_replay(_read_bytes(path, max_file_bytes), path, check_chain=check_chain,
+                        max_file_bytes=max_file_bytes, max_line_bytes=max_line_bytes)
+
+
+def parse_replay(
+    data: bytes,
+    name: str | Path = "replay",
+    *,
+    check_chain: bool = True,
+    max_file_bytes: int = MAX_FILE_BYTES,
+    max_line_bytes: int = MAX_LINE_BYTES,
+) -> Replay:
+    """read_replay for bytes already in memory (an upload); ``name`` is used in messages."""
+    lines = _lines(name, data, max_file_bytes, max_line_bytes)
+    header = _json_object(name, 1, lines[0], "the replay header")
+    _check_header(name, header, check_chain)
     prev = header.get("chain", GENESIS)
     events: list[dict[str, Any]] = []
     for number, line in enumerate(lines[1:], start=2):
-        event = _json_object(path, number, line, "one event")
+        event = _json_object(name, number, line, "one event")
         chain = event.pop("chain", None)
         if check_chain:
             try:
                 expected = link(prev, canonical(event))
             except CanonicalError as exc:
-                raise ReplayError(f"{path}: line {number}: {exc}") from None
+                raise ReplayError(f"{name}: line {number}: {exc}") from None
             if chain != expected:
-                raise ChainError(path, number, event.get("seq"))
+                raise ChainError(name, number, event.get("seq"))
             prev = chain
         events.append(event)
     return Replay(header=header, events=events)

@@ -176,10 +176,11 @@ def show(
 def verify(file: Annotated[Path, typer.Argument(help="A replay file.")]) -> None:
     """Check a replay: its hash chain, then every consequence re-derived from its inputs."""
     from warlog.engine.verify import verify as rederive
-    from warlog.events.replay_file import ReplayError, read_replay
+    from warlog.events.replay_file import ReplayError, read_replay, validate_replay
 
     try:
         replay = read_replay(file)
+        validate_replay(replay, file)  # the header agrees with the game, seqs run 1, 2, 3, ...
     except (ReplayError, OSError) as exc:
         err.print(f"[red]FAIL[/red] {exc}")
         raise typer.Exit(1) from None
@@ -257,6 +258,8 @@ def rules(prefix: Annotated[str, typer.Argument(help="Only ids starting with thi
 def dashboard(
     db: DbOption = DEFAULT_DB,
     port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501,
+    address: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0: the whole "
+                                                 "network).")] = "localhost",
     open_browser: Annotated[bool, typer.Option("--open/--no-open",
                                                help="Open a browser tab when ready.")] = True,
 ) -> None:
@@ -274,7 +277,8 @@ def dashboard(
     # Headless, so Streamlit never stops to ask for an e-mail address on a fresh machine;
     # the browser tab is opened here instead, once the server answers.
     cmd = [sys.executable, "-m", "streamlit", "run", str(app_file), "--server.port", str(port),
-           "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+           "--server.address", address, "--server.headless", "true",
+           "--browser.gatherUsageStats", "false"]
     url = f"http://localhost:{port}"
     out.print(f"warlog dashboard on {url} (Ctrl+C to stop)")
     server = subprocess.Popen(cmd, env=env)

@@ -156,3 +156,17 @@ def test_verify_rejects_a_file_that_is_not_a_replay(tmp_path):
 def test_rules_lists_interpretations():
     out = run("rules", "ohw.removal").output
     assert "ohw.removal" in out and "hits_to_remove" in out
+
+
+def test_verify_catches_a_header_that_disagrees_with_the_game(replay_file):
+    from warlog.events.chain import GENESIS
+
+    lines = [json.loads(line) for line in replay_file.read_text().splitlines()]
+    lines[0]["options"] = {**lines[0]["options"], "hits_to_remove": 15}
+    header = {k: v for k, v in lines[0].items() if k != "chain"}
+    lines[0]["chain"] = prev = link(GENESIS, canonical(header))
+    for line in lines[1:]:  # a forger who recomputes every link
+        line["chain"] = prev = link(prev, canonical({k: v for k, v in line.items() if k != "chain"}))
+    replay_file.write_bytes(b"".join(canonical(line) + b"\n" for line in lines))
+    result = run("verify", str(replay_file), ok=False)
+    assert "line 1" in result.output and "options" in result.output

@@ -278,7 +278,7 @@ def dashboard(
     # the browser tab is opened here instead, once the server answers.
     cmd = [sys.executable, "-m", "streamlit", "run", str(app_file), "--server.port", str(port),
            "--server.address", address, "--server.headless", "true",
-           "--browser.gatherUsageStats", "false"]
+           "--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal"]
     url = f"http://localhost:{port}"
     out.print(f"warlog dashboard on {url} (Ctrl+C to stop)")
     server = subprocess.Popen(cmd, env=env)

@@ -38,3 +38,21 @@ def new_game(units: list[tuple], *, seed: int | None = None, **kwargs: Any) -> G
     scenario = tiny_scenario(units, **kwargs)
     dice = "manual" if seed is None else "seeded"
     return Game(start("t", scenario, seed=seed, dice=dice))
+
+
+def mutated(value):
+    """A different value of the same shape (for tests that edit one value of an event)."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, str):
+        return value + "x"
+    if value is None:
+        return 0
+    if isinstance(value, list):
+        return [mutated(value[0]), *value[1:]] if value else ["x"]
+    if isinstance(value, dict):
+        key = sorted(value)[0]
+        return {**value, key: mutated(value[key])}
+    raise TypeError(value)

@@ -13,7 +13,7 @@ from warlog.engine.scenario import load_scenario
 from warlog.engine.verify import verify
 from warlog.events.model import EndPhaseOrder, ShootOrder
 
-from builders import tiny_scenario
+from builders import mutated, tiny_scenario
 
 
 @pytest.fixture(scope="module")
@@ -91,24 +91,6 @@ def test_an_order_the_rules_refuse_is_reported_as_illegal(events):
     assert "illegal" in report.mismatch.message
 
 
-def _mutated(value):
-    """A different value of the same shape."""
-    if isinstance(value, bool):
-        return not value
-    if isinstance(value, int):
-        return value + 1
-    if isinstance(value, str):
-        return value + "x"
-    if value is None:
-        return 0
-    if isinstance(value, list):
-        return [_mutated(value[0]), *value[1:]] if value else ["x"]
-    if isinstance(value, dict):
-        key = sorted(value)[0]
-        return {**value, key: _mutated(value[key])}
-    raise TypeError(value)
-
-
 @pytest.fixture(scope="module")
 def bot_game():
     return play_out("m", tiny_scenario(
@@ -126,7 +108,7 @@ def test_every_value_of_every_event_is_checked_where_it_stands(bot_game):
     for i in range(1, len(bot_game)):
         for field in sorted(bot_game[i]):
             edited = copy.deepcopy(bot_game)
-            edited[i][field] = _mutated(edited[i][field])
+            edited[i][field] = mutated(edited[i][field])
             report = verify(edited)
             assert not report.ok, (i, field)
             assert report.mismatch.seq == bot_game[i]["seq"], report.mismatch.message

@@ -21,6 +21,8 @@ from warlog.events.replay_file import (
 from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.events.store import GameExists
 
+from builders import mutated
+
 
 @pytest.fixture
 def game(build):
@@ -123,20 +125,6 @@ def test_editing_a_die_face_breaks_the_chain_at_that_line(replay_path):
     assert read_replay(replay_path, check_chain=False).events[9]["faces"] == event["faces"]
 
 
-def _edited(value):
-    if isinstance(value, bool):
-        return not value
-    if isinstance(value, int):
-        return value + 1
-    if isinstance(value, str):
-        return value + "x"
-    if isinstance(value, list):
-        return [*value, 1]
-    if isinstance(value, dict):
-        return {**value, "extra": 1}
-    return 1  # None
-
-
 def test_editing_any_one_value_on_any_line_raises_chain_error_naming_it(replay_path):
     original = _lines(replay_path)
     checked = 0
@@ -145,7 +133,7 @@ def test_editing_any_one_value_on_any_line_raises_chain_error_naming_it(replay_p
         for key in record:
             if index == 0 and key in ("format", "format_version"):
                 continue  # those decide how the file is read; they have their own errors
-            edited = {**record, key: _edited(record[key])}
+            edited = {**record, key: mutated(record[key])}
             lines = list(original)
             lines[index] = orjson.dumps(edited, option=orjson.OPT_SORT_KEYS)
             replay_path.write_bytes(b"\n".join(lines) + b"\n")

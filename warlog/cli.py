@@ -172,6 +172,49 @@ def show(
     out.print(table)
 
 
+@app.command("log")
+def log_cmd(
+    ref: Annotated[str, typer.Argument(help="A replay file or a game id in the database.")],
+    turn: Annotated[Optional[int], typer.Option(help="Only this turn.")] = None,
+    rules: Annotated[bool, typer.Option("--rules", help="Show the text of every rule cited.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """The game as a commentary: every event in plain words, with the rules it applied."""
+    from warlog.engine.analysis import narrate_all, steps
+    from warlog.engine.rules import catalogue
+
+    with friendly():
+        events = _events_of(ref, db)
+        lines = narrate_all(events)
+    if turn is not None and not any(e["turn"] == turn for e in events):
+        raise typer.BadParameter(f"turn {turn} is not in this game")
+    chosen = [i for i, e in enumerate(events) if turn is None or e["turn"] == turn]
+    if as_json:
+        out.print_json(json.dumps([
+            {"seq": events[i]["seq"], "turn": events[i]["turn"], "side": events[i]["side"],
+             "phase": events[i]["phase"], "kind": events[i]["kind"], "text": lines[i],
+             "rules": events[i]["rules"]} for i in chosen]))
+        return
+    wanted = set(chosen)
+    known = catalogue()
+    for step in steps(events):
+        shown = [i for i in range(step.first, step.last + 1) if i in wanted]
+        if not shown:
+            continue
+        out.print(f"[bold]{step.title}[/bold]")
+        for i in shown:
+            cited = " ".join(events[i]["rules"])
+            out.print(f"  {events[i]['seq']:>5}  {lines[i]}" + (f"  [dim]{cited}[/dim]" if cited else ""),
+                      markup=True)
+            if rules:
+                for rule_id in events[i]["rules"]:
+                    r = known.get(rule_id)
+                    if r is not None:
+                        flag = " (interpretation)" if r.interpretation else ""
+                        out.print(f"         [dim]{rule_id}{flag}: {r.text}[/dim]")
+
+
 @app.command()
 def verify(file: Annotated[Path, typer.Argument(help="A replay file.")]) -> None:
     """Check a replay: its hash chain, then every consequence re-derived from its inputs."""

@@ -170,3 +170,19 @@ def test_verify_catches_a_header_that_disagrees_with_the_game(replay_file):
     replay_file.write_bytes(b"".join(canonical(line) + b"\n" for line in lines))
     result = run("verify", str(replay_file), ok=False)
     assert "line 1" in result.output and "options" in result.output
+
+
+def test_log_tells_the_game_with_its_rules(replay_file):
+    rows = json.loads(run("log", str(replay_file), "--json").output)
+    events = read_replay(replay_file).events
+    assert [r["seq"] for r in rows] == [e["seq"] for e in events]
+    for row, event in zip(rows, events):
+        if event["kind"] == "hits_inflicted":  # the arithmetic, in words
+            verb = "shoots" if event["attack"] == "shooting" else "fights"
+            assert f"{event['source']} {verb} {event['target']}: die {event['die']}" in row["text"]
+            assert f"{event['hits']} hit" in row["text"] and row["rules"] == event["rules"]
+    turn_two = json.loads(run("log", str(replay_file), "--turn", "2", "--json").output)
+    assert turn_two and {r["turn"] for r in turn_two} == {2}
+    text = run("log", str(replay_file), "--turn", "2", "--rules").output
+    assert "ohw.turn: A game turn is the first player's turn" in text
+    assert run("log", str(replay_file), "--turn", "99", ok=False).exit_code == 2

@@ -272,7 +272,7 @@ def narrate(event: Event, state_before: GameState | None) -> str:
         if event.get("road_bonus"):
             text += ", with the road bonus"
         terrain = s.scenario.terrain_at(tuple(event["to_cell"])) if s else "open"
-        return text + (f", into {terrain}." if terrain != "open" else ".")
+        return text + (f", into {terrain}." if terrain not in ("open", "road") else ".")
     if k == "melee_joined":
         return f"{event['attacker']} attacks {event['defender']} in the {event['aspect']}."
     if k == "hits_inflicted":

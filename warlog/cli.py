@@ -46,8 +46,10 @@ def _user_errors() -> tuple[type[Exception], ...]:
     from warlog.events.replay_file import ReplayError
     from warlog.events.store import StoreError
 
+    from warlog.notation import NotationError
+
     return (ScenarioError, ReplayError, StoreError, IllegalOrder, EventError, DiceError,
-            FoldError, OSError)
+            FoldError, NotationError, OSError)
 
 
 @contextmanager
@@ -170,6 +172,87 @@ def show(
         table.add_row(u["id"], u["side"], u["type"], str(tuple(u["cell"])), u["facing"],
                       f"{u['hits']}" + (" removed" if u["removed"] else ""), style=style)
     out.print(table)
+
+
+@app.command()
+def new(
+    scenario: Annotated[str, typer.Argument(help="A bundled scenario id or a .toml file.")],
+    game: Annotated[Optional[str], typer.Option(help="Game id (default: SCENARIO-1, -2, ...).")] = None,
+    red: Annotated[str, typer.Option(help="Who plays red.")] = "red player",
+    blue: Annotated[str, typer.Option(help="Who plays blue.")] = "blue player",
+    dice: Annotated[str, typer.Option(help="manual: you enter the real dice; seeded: warlog rolls.")] = "manual",
+    seed: Annotated[Optional[int], typer.Option(help="Seed, for --dice seeded.")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Start recording a game played on a real table (then `warlog order`)."""
+    from warlog.engine.scenario import load_scenario
+    from warlog.tabletop import free_game_id, new_game
+
+    if dice not in ("manual", "seeded"):
+        raise typer.BadParameter("--dice is manual or seeded")
+    with friendly(), _store(db) as store:
+        scn = load_scenario(scenario)
+        game_id = game or free_game_id(store, scn)
+        new_game(store, scn, game_id, players={"red": red, "blue": blue}, dice=dice, seed=seed)
+    out.print(f"started {game_id} ({scn.title}); next: warlog orders {game_id}")
+
+
+def _print_state_line(state) -> None:
+    if state.ended:
+        out.print(f"{state.game}: game over — {state.winner or 'draw'} ({state.end_reason})")
+    else:
+        who = state.players.get(state.side, state.side)
+        out.print(f"{state.game}: turn {state.turn}, {state.side} ({who}) {state.phase}")
+
+
+@app.command()
+def orders(
+    game: Annotated[str, typer.Argument(help="Game id in the database.")],
+    unit: Annotated[Optional[str], typer.Option(help="Only this unit's orders.")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Every legal order now, in the notation `warlog order` takes."""
+    from warlog.notation import format_order
+    from warlog.tabletop import load
+
+    with friendly(), _store(db) as store:
+        current = load(store, game)
+    if unit is not None and unit not in current.state.units:
+        raise typer.BadParameter(f"no unit {unit!r} in {game}")
+    _print_state_line(current.state)
+    for order in current.legal_orders(unit):
+        out.print(f"  {format_order(order)}")
+
+
+@app.command()
+def order(
+    game: Annotated[str, typer.Argument(help="Game id in the database.")],
+    words: Annotated[list[str], typer.Argument(help="The order, e.g. move r-inf-1 E 2 | "
+                                                    "shoot r-arc-1 b-skm-1 | end.")],
+    dice: Annotated[Optional[str], typer.Option(help="The faces the real dice showed, e.g. 4 or 4,6.")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Record one order of a tabletop game: checked by the rules, then appended."""
+    from warlog.engine.analysis import narrate_all
+    from warlog.notation import NotationError, parse_order
+    from warlog.tabletop import load, record
+
+    try:
+        faces = [int(f) for f in dice.split(",")] if dice else None
+    except ValueError:
+        raise typer.BadParameter(f"--dice takes whole numbers separated by commas, not {dice!r}") from None
+    with friendly(), _store(db) as store:
+        try:
+            parsed = parse_order(words)
+        except NotationError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        new_events = record(store, game, parsed, faces)
+        everything = store.read(game)
+        state = load(store, game).state
+    lines = narrate_all(everything)[-len(new_events):]
+    for event, line in zip(new_events, lines):
+        out.print(f"  {event['seq']:>5}  {line}")
+    _print_state_line(state)
 
 
 @app.command("log")

@@ -186,3 +186,24 @@ def test_log_tells_the_game_with_its_rules(replay_file):
     text = run("log", str(replay_file), "--turn", "2", "--rules").output
     assert "ohw.turn: A game turn is the first player's turn" in text
     assert run("log", str(replay_file), "--turn", "99", ok=False).exit_code == 2
+
+
+def test_a_tabletop_game_is_recorded_order_by_order(tmp_path):
+    db = ["--db", str(tmp_path / "t.db")]
+    assert "started ancients-river-crossing-1" in run("new", SCENARIO, "--red", "Ann", *db).output
+    listed = run("orders", "ancients-river-crossing-1", "--unit", "r-inf-1", *db).output
+    assert "turn 1, red (Ann) movement" in listed and "move r-inf-1 E 3" in listed
+    out = run("order", "ancients-river-crossing-1", "move", "r-inf-1", "E", "3", *db).output
+    assert "with the road bonus" in out
+    refused = run("order", "ancients-river-crossing-1", "move", "r-inf-1", "E", "1", *db, ok=False)
+    assert "already moved this turn (ohw.move.once)" in refused.output
+    bad = run("order", "ancients-river-crossing-1", "fly", *db, ok=False)
+    assert bad.exit_code == 2 and "not an order" in bad.output
+    run("order", "ancients-river-crossing-1", "end", *db)
+    no_die = run("order", "ancients-river-crossing-1", "shoot", "r-arc-1", "b-skm-1", *db, ok=False)
+    assert "ohw.ancients.shooting" in no_die.output  # 9 cells: out of range, checked before dice
+    game = json.loads(run("games", "--json", *db).output)[0]
+    assert game["players"] == {"red": "Ann", "blue": "blue player"} and game["events"] == 6
+    out_file = tmp_path / "t.jsonl"
+    run("export", "ancients-river-crossing-1", "--out", str(out_file), *db)
+    assert "OK" in run("verify", str(out_file)).output

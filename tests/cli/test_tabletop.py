@@ -1,0 +1,92 @@
+"""Recording a tabletop game into a real database: the rules referee every order, the real dice
+are entered, a stale append fails whole, and the record verifies."""
+
+from __future__ import annotations
+
+import pytest
+
+from warlog.engine.dice import DiceError
+from warlog.engine.rules import IllegalOrder
+from warlog.engine.scenario import load_scenario
+from warlog.engine.verify import verify
+from warlog.events.model import EndPhaseOrder, MoveOrder, ShootOrder
+from warlog.events.sqlite_store import SQLiteEventStore
+from warlog.events.store import ConcurrencyError, StoreError
+from warlog.tabletop import free_game_id, load, new_game, record
+
+from builders import tiny_scenario
+
+SCENARIO = load_scenario("ancients-river-crossing")
+PLAYERS = {"red": "Ann", "blue": "Bo"}
+
+
+@pytest.fixture
+def store(tmp_path):
+    with SQLiteEventStore(tmp_path / "t.db") as s:
+        yield s
+
+
+@pytest.fixture
+def game_id(store):
+    game = free_game_id(store, SCENARIO)
+    new_game(store, SCENARIO, game, players=PLAYERS)
+    return game
+
+
+def test_game_ids_count_up_and_bot_names_are_refused(store, game_id):
+    assert game_id == "ancients-river-crossing-1"
+    assert free_game_id(store, SCENARIO) == "ancients-river-crossing-2"
+    with pytest.raises(StoreError, match="bot policy"):
+        new_game(store, SCENARIO, "x", players={"red": "random", "blue": "Bo"})
+    assert not store.has_game("x")
+
+
+def test_orders_are_signed_by_their_player_and_the_record_verifies(store, game_id):
+    record(store, game_id, MoveOrder(unit="r-inf-1", facing="E", distance=3))
+    record(store, game_id, EndPhaseOrder())  # red: movement over
+    record(store, game_id, EndPhaseOrder())  # red: no shooting
+    record(store, game_id, MoveOrder(unit="b-skm-1", facing="W", distance=2))
+    state = load(store, game_id).state
+    assert (state.turn, state.side, state.phase) == (1, "blue", "movement")
+    assert state.units["r-inf-1"].cell == (4, 2)  # 2 + 1 along the road
+    events = store.read(game_id)
+    assert [e["by"] for e in events if e["kind"] == "order_given"] == ["Ann", "Ann", "Ann", "Bo"]
+    assert verify(events).ok
+
+
+def test_a_shot_takes_the_die_the_player_rolled(store):
+    scenario = tiny_scenario([("a", "red", "Archers", (1, 1), "E"),
+                              ("x", "blue", "Cavalry", (4, 1), "W")])
+    new_game(store, scenario, "d", players=PLAYERS)
+    record(store, "d", EndPhaseOrder())
+    before = store.last_seq("d")
+    with pytest.raises(DiceError, match="roll a d6"):
+        record(store, "d", ShootOrder(unit="a", target="x"), [])
+    with pytest.raises(DiceError, match="needed 1 dice but 2 were given"):
+        record(store, "d", ShootOrder(unit="a", target="x"), [6, 6])
+    with pytest.raises(IllegalOrder, match="ohw.turn"):
+        record(store, "d", ShootOrder(unit="x", target="a"), [4])
+    assert store.last_seq("d") == before  # nothing half-written
+    hits = record(store, "d", ShootOrder(unit="a", target="x"), [5])[-1]
+    assert (hits["die"], hits["modifier"], hits["hits"], hits["total"]) == (5, 0, 5, 5)
+    assert verify(store.read("d")).ok
+
+
+def test_a_stale_recorder_fails_whole(tmp_path, store, game_id):
+    with SQLiteEventStore(tmp_path / "t.db") as other:
+        stale = load(other, game_id)  # read before the first recorder appends
+        record(store, game_id, MoveOrder(unit="r-inf-1", facing="E", distance=1))
+        events = stale.play(MoveOrder(unit="r-inf-2", facing="E", distance=1))
+        with pytest.raises(ConcurrencyError, match="reload and try again"):
+            other.append(game_id, events, stale.events[-len(events) - 1]["seq"])
+    assert [e["order"]["unit"] for e in store.read(game_id) if e["kind"] == "order_given"] == [
+        "r-inf-1"]
+
+
+def test_a_seeded_recording_rolls_its_own_dice(store):
+    new_game(store, SCENARIO, "s", players=PLAYERS, dice="seeded", seed=3)
+    record(store, "s", EndPhaseOrder())
+    with pytest.raises(DiceError, match="rolls its own dice"):
+        record(store, "s", ShootOrder(unit="r-arc-1", target="b-skm-1"), [4])
+    with pytest.raises(StoreError, match="needs --seed"):
+        new_game(store, SCENARIO, "t", players=PLAYERS, dice="seeded")

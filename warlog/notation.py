@@ -1,0 +1,76 @@
+"""A short text notation for orders, so a tabletop game can be recorded from the command line.
+
+    move UNIT FACING [DISTANCE] [then FACING] [attack ENEMY]
+    turn UNIT FACING                 (a pivot in place: move UNIT FACING 0)
+    shoot UNIT TARGET
+    face UNIT ENEMY                  (turn to face an enemy that attacked in flank or rear)
+    end                              (end the current phase)
+
+``format_order`` writes the same notation, so the legal orders a player is shown can be typed
+back as they are.
+"""
+
+from __future__ import annotations
+
+from warlog.events.model import EndPhaseOrder, MoveOrder, Order, ShootOrder, TurnToFaceOrder
+
+USAGE = ("move UNIT FACING [DISTANCE] [then FACING] [attack ENEMY] | turn UNIT FACING | "
+         "shoot UNIT TARGET | face UNIT ENEMY | end")
+
+
+class NotationError(ValueError):
+    """Words that are not an order; the message shows what was expected."""
+
+
+def _fail(words: list[str], problem: str) -> NotationError:
+    return NotationError(f"'{' '.join(words)}': {problem} (orders: {USAGE})")
+
+
+def parse_order(words: list[str]) -> Order:
+    """The order the words describe (facings are case-insensitive: e, ne, ...)."""
+    if not words:
+        raise _fail(words, "no order given")
+    verb, args = words[0].lower(), words[1:]
+    if verb == "end" and not args:
+        return EndPhaseOrder()
+    if verb in ("shoot", "face") and len(args) == 2:
+        if verb == "shoot":
+            return ShootOrder(unit=args[0], target=args[1])
+        return TurnToFaceOrder(unit=args[0], enemy=args[1])
+    if verb == "turn" and len(args) == 2:
+        return MoveOrder(unit=args[0], facing=args[1].upper(), distance=0)
+    if verb == "move" and len(args) >= 2:
+        unit, facing, rest = args[0], args[1].upper(), args[2:]
+        distance = 0
+        if rest and rest[0].isdigit():
+            distance, rest = int(rest[0]), rest[1:]
+        end_facing = attack = None
+        while rest:
+            if len(rest) < 2 or rest[0].lower() not in ("then", "attack"):
+                raise _fail(words, f"did not understand '{' '.join(rest)}'")
+            if rest[0].lower() == "then":
+                end_facing = rest[1].upper()
+            else:
+                attack = rest[1]
+            rest = rest[2:]
+        return MoveOrder(unit=unit, facing=facing, distance=distance, end_facing=end_facing,
+                         attack=attack)
+    raise _fail(words, "not an order")
+
+
+def format_order(order: Order) -> str:
+    """The notation of ``order`` (parse_order(format_order(o).split()) == o)."""
+    if isinstance(order, EndPhaseOrder):
+        return "end"
+    if isinstance(order, ShootOrder):
+        return f"shoot {order.unit} {order.target}"
+    if isinstance(order, TurnToFaceOrder):
+        return f"face {order.unit} {order.enemy}"
+    if order.distance == 0 and order.attack is None:
+        return f"turn {order.unit} {order.facing}"
+    text = f"move {order.unit} {order.facing} {order.distance}"
+    if order.end_facing is not None:
+        text += f" then {order.end_facing}"
+    if order.attack is not None:
+        text += f" attack {order.attack}"
+    return text

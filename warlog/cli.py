@@ -145,9 +145,10 @@ def show(
     ref: Annotated[str, typer.Argument(help="A replay file or a game id in the database.")],
     turn: Annotated[Optional[int], typer.Option(help="Show the state at the end of this turn.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    board: Annotated[bool, typer.Option("--board/--no-board", help="Draw the board.")] = True,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Show a game's state: turn, phase, side to move and every unit."""
+    """Show a game's state: the board, turn, phase, side to move and every unit."""
     from warlog.engine.fold import replay
 
     with friendly():
@@ -163,6 +164,12 @@ def show(
     if as_json:
         out.print_json(json.dumps(view))
         return
+    from warlog.board_text import board_lines, legend
+
+    if board:
+        for line in board_lines(state):
+            out.print(line)
+        out.print(f"[dim]{legend(state)}[/dim]")
     title = f"{state.scenario.title} — turn {state.turn}, {state.side or '-'} {state.phase or ''}"
     if state.ended:
         title += f" — ended: {state.winner or 'draw'} ({state.end_reason})"

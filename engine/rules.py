@@ -43,13 +43,6 @@ def catalogue() -> dict[str, Rule]:
     return rules
 
 
-def rule(rule_id: str) -> Rule:
-    try:
-        return catalogue()[rule_id]
-    except KeyError:
-        raise KeyError(f"no rule {rule_id!r} in the catalogue") from None
-
-
 def rules_for(system: str, period: str | None = None) -> list[Rule]:
     """The rules a game of ``system`` and ``period`` can cite: the grid's, the system's common
     ones, and that period's own (``ohw.ancients.*``), in catalogue order."""

@@ -177,36 +177,22 @@ class GameEnded(Envelope):
     objectives: dict[str, int] = {}
 
 
-Event = Annotated[
-    Union[
-        GameStarted,
-        PhaseStarted,
-        OrderGiven,
-        DiceRolled,
-        UnitTurned,
-        UnitMoved,
-        MeleeJoined,
-        HitsInflicted,
-        UnitRemoved,
-        StateChecksum,
-        GameEnded,
-    ],
-    Field(discriminator="kind"),
-]
-EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
-EVENT_KINDS: tuple[str, ...] = (
-    "game_started",
-    "phase_started",
-    "order_given",
-    "dice_rolled",
-    "unit_turned",
-    "unit_moved",
-    "melee_joined",
-    "hits_inflicted",
-    "unit_removed",
-    "state_checksum",
-    "game_ended",
+EVENT_MODELS: tuple[type[Envelope], ...] = (
+    GameStarted,
+    PhaseStarted,
+    OrderGiven,
+    DiceRolled,
+    UnitTurned,
+    UnitMoved,
+    MeleeJoined,
+    HitsInflicted,
+    UnitRemoved,
+    StateChecksum,
+    GameEnded,
 )
+Event = Annotated[Union[EVENT_MODELS], Field(discriminator="kind")]
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+EVENT_KINDS: tuple[str, ...] = tuple(m.model_fields["kind"].default for m in EVENT_MODELS)
 
 
 class EventError(ValueError):

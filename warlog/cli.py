@@ -306,23 +306,33 @@ def log_cmd(
 
 
 @app.command()
-def verify(file: Annotated[Path, typer.Argument(help="A replay file.")]) -> None:
-    """Check a replay: its hash chain, then every consequence re-derived from its inputs."""
+def verify(
+    ref: Annotated[str, typer.Argument(help="A replay file or a game id in the database.")],
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Check a game: its hash chain, then every consequence re-derived from its inputs."""
     from warlog.engine.verify import verify as rederive
     from warlog.events.replay_file import ReplayError, read_replay, validate_replay
+    from warlog.events.store import StoreError
 
     try:
-        replay = read_replay(file)
-        validate_replay(replay, file)  # the header agrees with the game, seqs run 1, 2, 3, ...
-    except (ReplayError, OSError) as exc:
+        if Path(ref).is_file() or ref.endswith(".jsonl"):
+            replay = read_replay(ref)
+            validate_replay(replay, ref)  # the header agrees with the game, seqs run 1, 2, 3...
+            events = replay.events
+        else:
+            with _store(db) as store:
+                store.verify(ref)  # the chain over the stored rows
+                events = store.read(ref)
+    except (ReplayError, StoreError, OSError) as exc:
         err.print(f"[red]FAIL[/red] {exc}")
         raise typer.Exit(1) from None
-    report = rederive(replay.events)
+    report = rederive(events)
     if not report.ok:
-        err.print(f"[red]FAIL[/red] {file}: {report.mismatch.message}")
+        err.print(f"[red]FAIL[/red] {ref}: {report.mismatch.message}")
         raise typer.Exit(1)
     state = "finished" if report.finished else "not finished"
-    out.print(f"[green]OK[/green] {file}: hash chain intact; {report.events} events, "
+    out.print(f"[green]OK[/green] {ref}: hash chain intact; {report.events} events, "
               f"{report.orders} orders re-derived; game {state}")
 
 

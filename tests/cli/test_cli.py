@@ -207,3 +207,22 @@ def test_a_tabletop_game_is_recorded_order_by_order(tmp_path):
     out_file = tmp_path / "t.jsonl"
     run("export", "ancients-river-crossing-1", "--out", str(out_file), *db)
     assert "OK" in run("verify", str(out_file)).output
+
+
+def test_verify_a_stored_game_and_catch_an_edit_made_behind_warlogs_back(tmp_path, replay_file):
+    import sqlite3
+
+    db = tmp_path / "v.db"
+    game = read_replay(replay_file).game
+    run("import", str(replay_file), "--db", str(db))
+    assert "OK" in run("verify", game, "--db", str(db)).output
+    conn = sqlite3.connect(db)  # a forger drops the append-only trigger and edits a row
+    conn.execute("DROP TRIGGER events_no_update")
+    body = conn.execute("SELECT body FROM events WHERE game=? AND seq=5", (game,)).fetchone()[0]
+    conn.execute("UPDATE events SET body=? WHERE game=? AND seq=5",
+                 (body.replace('"turn":1', '"turn":2'), game))
+    conn.commit()
+    conn.close()
+    result = run("verify", game, "--db", str(db), ok=False)
+    assert "event seq 5" in result.output and "hash chain broken" in result.output
+    assert "no game 'nope'" in run("verify", "nope", "--db", str(db), ok=False).output

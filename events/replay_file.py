@@ -3,8 +3,10 @@
 Line 1 is a header naming the format, its version, the game and everything needed to rebuild it
 (rule system, period, options, the whole scenario, the seed), copied from the game's first event.
 Every later line is one event as canonical JSON plus a ``"chain"`` key: sha256 of the previous
-line's chain and the event's canonical bytes (the header's chain starts from GENESIS). Editing any
-value on any line breaks the chain from that line on, and the error names the line.
+line's chain and the event's canonical bytes (the header's chain starts from GENESIS). The last
+line closes the file: ``{"end": "warlog-replay", "events": N, "chain": ...}``, chained like the
+rest. Editing any value on any line breaks the chain from that line on, and the error names the
+line; a file cut short (even exactly at a line end) has no closing line and is refused.
 
 Writing is deterministic (sorted keys, no timestamps), so the same events give the same bytes, and
 atomic (temp file in the same folder, then ``os.replace``), so a crash never leaves half a file.
@@ -46,7 +48,7 @@ class ChainError(ReplayError):
 
     def __init__(self, path: str | Path, line: int, seq: int | None) -> None:
         self.path, self.line, self.seq = str(path), line, seq
-        what = "header" if line == 1 else f"event seq {seq}"
+        what = "header" if line == 1 else (f"event seq {seq}" if seq is not None else "closing line")
         super().__init__(
             f"{path}: line {line} ({what}): hash chain broken — the file was changed after it "
             "was written"
@@ -105,6 +107,8 @@ def encode_replay(events: list[dict[str, Any]]) -> bytes:
             raise ReplayError(f"event seq {number}: {exc}") from None
         prev = link(prev, body)
         lines.append(canonical({**event, "chain": prev}))
+    closing = {"end": FORMAT, "events": len(events)}
+    lines.append(canonical({**closing, "chain": link(prev, canonical(closing))}))
     return b"\n".join(lines) + b"\n"
 
 
@@ -251,8 +255,16 @@ def parse_replay(
     _check_header(name, header, check_chain)
     prev = header.get("chain", GENESIS)
     events: list[dict[str, Any]] = []
-    for number, line in enumerate(lines[1:], start=2):
+    closing = _json_object(name, len(lines), lines[-1], "the closing line") if len(lines) > 1 else {}
+    if closing.get("end") != FORMAT:
+        raise ReplayError(
+            f"{name}: the file stops after line {len(lines)} without its closing line: it was cut "
+            "short (or is not a whole replay)"
+        )
+    for number, line in enumerate(lines[1:-1], start=2):
         event = _json_object(name, number, line, "one event")
+        if "end" in event:
+            raise ReplayError(f"{name}: line {number}: a closing line before the end of the file")
         chain = event.pop("chain", None)
         if check_chain:
             try:
@@ -263,6 +275,14 @@ def parse_replay(
                 raise ChainError(name, number, event.get("seq"))
             prev = chain
         events.append(event)
+    chain = closing.pop("chain", None)
+    if check_chain and chain != link(prev, canonical(closing)):
+        raise ChainError(name, len(lines), None)
+    if closing.get("events") != len(events):
+        raise ReplayError(
+            f"{name}: the closing line counts {closing.get('events')!r} events, but the file holds "
+            f"{len(events)}"
+        )
     return Replay(header=header, events=events)
 
 

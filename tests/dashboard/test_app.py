@@ -160,7 +160,7 @@ def test_valid_upload_is_replayed(app, demo_db):
 def test_parse_upload_refuses_bad_files_with_messages(demo_db):
     with SQLiteEventStore(demo_db) as store:
         good = encode_replay(store.read(SHORT_GAME))
-    assert len(parse_upload(good, "ok.jsonl")) == good.count(b"\n") - 1
+    assert len(parse_upload(good, "ok.jsonl")) == good.count(b"\n") - 2  # header, closing line
     lines = good.splitlines()
     edited = {**orjson.loads(lines[3]), "turn": 7}  # an edit that keeps the old chain value
     tampered = b"\n".join([*lines[:3], orjson.dumps(edited), *lines[4:]]) + b"\n"
@@ -186,7 +186,7 @@ def test_rules_page_is_searchable(app):
                [m.value for m in at.markdown if m.value.startswith("#### ")])
 
 
-def test_a_game_cut_at_a_line_end_replays_as_in_progress(app, demo_db):
+def test_a_game_exported_mid_play_replays_as_in_progress(app, demo_db):
     with SQLiteEventStore(demo_db) as store:
         events = store.read(SHORT_GAME)
     at = app

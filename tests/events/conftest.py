@@ -110,6 +110,8 @@ def chained_lines(header: dict[str, Any], events: list[dict[str, Any]]) -> bytes
     for event in events:
         prev = link(prev, canonical(event))
         lines.append(canonical({**event, "chain": prev}))
+    closing = {"end": "warlog-replay", "events": len(events)}
+    lines.append(canonical({**closing, "chain": link(prev, canonical(closing))}))
     return b"\n".join(lines) + b"\n"
 
 

@@ -61,11 +61,21 @@ def test_header_line_describes_the_game(replay_path, game):
 def test_each_event_line_is_canonical_json_with_its_chain(replay_path, game):
     lines = _lines(replay_path)
     assert replay_path.read_bytes().endswith(b"\n")
-    assert len(lines) == 1 + len(game)
+    assert len(lines) == 1 + len(game) + 1  # header, events, closing line
     prev = orjson.loads(lines[0])["chain"]
     for event, line in zip(game, lines[1:]):
         prev = link(prev, canonical(event))
         assert line == canonical({**event, "chain": prev})
+    closing = {"end": "warlog-replay", "events": len(game)}
+    assert lines[-1] == canonical({**closing, "chain": link(prev, canonical(closing))})
+
+
+def test_a_file_cut_at_a_line_end_is_refused(replay_path):
+    lines = _lines(replay_path)
+    for keep in (len(lines) - 1, len(lines) - 5, 2):
+        replay_path.write_bytes(b"\n".join(lines[:keep]) + b"\n")
+        with pytest.raises(ReplayError, match="without its closing line: it was cut short"):
+            read_replay(replay_path)
 
 
 def test_read_returns_header_and_events(replay_path, game):
@@ -131,7 +141,7 @@ def test_editing_any_one_value_on_any_line_raises_chain_error_naming_it(replay_p
     for index, line in enumerate(original):
         record = orjson.loads(line)
         for key in record:
-            if index == 0 and key in ("format", "format_version"):
+            if (index == 0 and key in ("format", "format_version")) or key == "end":
                 continue  # those decide how the file is read; they have their own errors
             edited = {**record, key: mutated(record[key])}
             lines = list(original)
@@ -140,8 +150,8 @@ def test_editing_any_one_value_on_any_line_raises_chain_error_naming_it(replay_p
             with pytest.raises(ChainError) as info:
                 read_replay(replay_path)
             assert info.value.line == index + 1, (index, key)
-            if index:
-                assert info.value.seq == edited["seq"], key
+            if index:  # the closing line has no seq
+                assert info.value.seq == edited.get("seq"), key
             checked += 1
     assert checked > 300
 
@@ -158,13 +168,18 @@ def _header(build, game="g1"):
     return orjson.loads(encode_replay([build.started(game)]).split(b"\n")[0])
 
 
+def _cut_inside_last_event(data: bytes) -> bytes:
+    """The file as if writing stopped 40 bytes before the end of its last event line."""
+    return data[: data.rindex(b"\n", 0, len(data) - 1) - 40]
+
+
 def _malformed(build, game):
     header = _header(build)
     return {
         "empty": (b"", "the file is empty"),
         "garbage": (b"\x00\x01 garbage\n", "not a warlog replay: line 1 is not valid JSON"),
         "json but not an object": (b"[1, 2]\n", "not a warlog replay: line 1 is a JSON list"),
-        "truncated line": (encode_replay(game)[:-40], "line 26 is not valid JSON"),
+        "truncated line": (_cut_inside_last_event(encode_replay(game)), "line 26 is not valid JSON"),
         "wrong format name": (
             build.chained_lines({**header, "format": "chess-pgn"}, game),
             "not a warlog replay",

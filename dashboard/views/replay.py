@@ -171,8 +171,12 @@ def main() -> None:
         st.error(loaded)
         return
     key, events = loaded
-    tl = data.timeline(key, events)
-    proj = data.projections(key, events)
+    try:
+        tl = data.timeline(key, events)
+        proj = data.projections(key, events)
+    except ValueError as exc:  # FoldError, DivergenceError: a log changed behind warlog's back
+        st.error(f"This game cannot be replayed: {exc}")
+        return
     steps = proj["steps"]
     step = _sync(key, steps)
     header(tl, events)

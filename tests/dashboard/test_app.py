@@ -208,3 +208,20 @@ def test_a_database_that_cannot_be_opened_is_an_error_message(tmp_path, monkeypa
     at = AppTest.from_file(APP, default_timeout=30).run()
     assert not at.exception
     assert at.error and "Cannot open the database" in at.error[0].value
+
+
+def test_a_stored_game_that_no_longer_folds_is_an_error_message(tmp_path, monkeypatch):
+    from warlog.engine.bots import play_out
+    from warlog.engine.scenario import load_scenario
+
+    events = play_out("bent", load_scenario("ancients-river-crossing"), seed=1).events
+    check = next(i for i, e in enumerate(events) if e["kind"] == "state_checksum")
+    events[check] = {**events[check], "sha256": "0" * 64}  # stored as if the engine differed
+    db = tmp_path / "bent.db"
+    with SQLiteEventStore(db) as store:
+        store.append("bent", events, 0)
+    monkeypatch.setenv("WARLOG_DB", str(db))
+    at = AppTest.from_file(str(APP), default_timeout=30).run()
+    assert not at.exception
+    assert at.error and "cannot be replayed" in at.error[0].value
+    assert f"event seq {events[check]['seq']}" in at.error[0].value

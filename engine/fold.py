@@ -18,7 +18,11 @@ from warlog.engine.state import GameState, Unit
 Event = dict[str, Any]
 
 
-class DivergenceError(ValueError):
+class FoldError(ValueError):
+    """An event that cannot apply to the state (e.g. it names a unit that does not exist)."""
+
+
+class DivergenceError(FoldError):
     """A state checksum in the log does not match the state the fold reached."""
 
     def __init__(self, seq: int, expected: str, actual: str) -> None:
@@ -27,10 +31,6 @@ class DivergenceError(ValueError):
             f"the folded state ({actual[:12]}...): the log was changed or the engine differs"
         )
         self.seq = seq
-
-
-class FoldError(ValueError):
-    """An event that cannot apply to the state (e.g. it names a unit that does not exist)."""
 
 
 def initial_state(event: Event) -> GameState:

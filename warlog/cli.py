@@ -70,10 +70,10 @@ def _store(db: Path):
 
 def _events_of(ref: str, db: Path) -> list[dict]:
     """A replay file's events, or a stored game's."""
-    from warlog.events.replay_file import read_replay
+    from warlog.events.replay_file import read_replay, validate_replay
 
     if Path(ref).is_file():
-        return read_replay(ref).events
+        return validate_replay(read_replay(ref), ref)
     with _store(db) as store:
         return store.read(ref)
 

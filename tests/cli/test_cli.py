@@ -226,3 +226,14 @@ def test_verify_a_stored_game_and_catch_an_edit_made_behind_warlogs_back(tmp_pat
     result = run("verify", game, "--db", str(db), ok=False)
     assert "event seq 5" in result.output and "hash chain broken" in result.output
     assert "no game 'nope'" in run("verify", "nope", "--db", str(db), ok=False).output
+
+
+def test_show_and_log_refuse_a_file_with_a_broken_event_cleanly(replay_file):
+    def drop_a_field(lines):
+        moved = next(line for line in lines[1:] if line.get("kind") == "unit_moved")
+        del moved["to_cell"]
+
+    _rewrite(replay_file, drop_a_field, rechain=True)
+    for command in ("show", "log"):
+        result = run(command, str(replay_file), ok=False)
+        assert "to_cell" in result.output and "Traceback" not in result.output

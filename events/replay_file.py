@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import tempfile
 from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -330,11 +331,16 @@ def validate_replay(replay: Replay, path: str | Path = "replay") -> list[dict[st
     return normalized
 
 
-def import_replay(store: EventStore, path: str | Path) -> str:
+def import_replay(store: EventStore, path: str | Path,
+                  check: Callable[[list[dict[str, Any]]], object] | None = None) -> str:
     """Validate the replay at ``path`` completely, then append it as a new game in one
-    transaction; return the game id. Nothing is written if anything is wrong."""
+    transaction; return the game id. Nothing is written if anything is wrong. ``check`` is run
+    on the events first (the CLI folds them with the engine, which this layer does not know);
+    whatever it raises stops the import."""
     replay = read_replay(path)
     events = validate_replay(replay, path)
+    if check is not None:
+        check(events)
     game = replay.game
     if store.has_game(game):
         raise GameExists(game, store.last_seq(game), f"cannot import {path}")

@@ -356,10 +356,11 @@ def import_cmd(
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Check a replay file and add its game to the database."""
+    from warlog.engine.fold import replay
     from warlog.events.replay_file import import_replay
 
     with friendly(), _store(db) as store:
-        game = import_replay(store, file)
+        game = import_replay(store, file, check=replay)  # a game that cannot fold stays out
     out.print(f"imported {game} into {db}")
 
 

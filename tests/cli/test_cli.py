@@ -237,3 +237,15 @@ def test_show_and_log_refuse_a_file_with_a_broken_event_cleanly(replay_file):
     for command in ("show", "log"):
         result = run(command, str(replay_file), ok=False)
         assert "to_cell" in result.output and "Traceback" not in result.output
+
+
+def test_import_refuses_a_game_that_cannot_be_replayed(tmp_path, replay_file):
+    def ghost_unit(lines):
+        moved = next(line for line in lines[1:] if line.get("kind") == "unit_moved")
+        moved["unit"] = "ghost"
+
+    _rewrite(replay_file, ghost_unit, rechain=True)
+    db = tmp_path / "i.db"
+    result = run("import", str(replay_file), "--db", str(db), ok=False)
+    assert "no unit 'ghost'" in result.output
+    assert json.loads(run("games", "--db", str(db), "--json").output) == []

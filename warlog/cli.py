@@ -241,8 +241,9 @@ def order(
 ) -> None:
     """Record one order of a tabletop game: checked by the rules, then appended."""
     from warlog.engine.analysis import narrate_all
+    from warlog.engine.fold import replay
     from warlog.notation import NotationError, parse_order
-    from warlog.tabletop import load, record
+    from warlog.tabletop import record
 
     try:
         faces = [int(f) for f in dice.split(",")] if dice else None
@@ -255,8 +256,8 @@ def order(
             raise typer.BadParameter(str(exc)) from None
         new_events = record(store, game, parsed, faces)
         everything = store.read(game)
-        state = load(store, game).state
     lines = narrate_all(everything)[-len(new_events):]
+    state = replay(everything)
     for event, line in zip(new_events, lines):
         out.print(f"  {event['seq']:>5}  {line}")
     _print_state_line(state)

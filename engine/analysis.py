@@ -12,15 +12,27 @@ from dataclasses import dataclass
 from typing import Any
 
 from warlog.engine.fold import evolve, initial_state
-from warlog.engine.rulesets.ohw import halve
+from warlog.engine.rulesets.ohw_combat import halve
 from warlog.engine.state import SIDES, GameState
 
 Event = dict[str, Any]
 
 
 def _units(events: Sequence[Event]) -> dict[str, Any]:
-    """The units of the game, as set up by its game_started event (id -> Unit)."""
-    return initial_state(events[0]).units
+    """The units of the game (id -> Unit): the scenario's, and any army rolled at the start."""
+    state = initial_state(events[0])
+    for e in events:
+        if e["kind"] == "army_rolled":
+            evolve(state, e, check=False)
+    return state.units
+
+
+def _striking_side(event: Event, units: dict[str, Any]) -> str:
+    """The side whose attack a hits_inflicted event records (a barrage has no unit: the side
+    it did not strike)."""
+    if event["source"] is not None:
+        return units[event["source"]].side
+    return "blue" if units[event["target"]].side == "red" else "red"
 
 
 def _last_turn(events: Sequence[Event]) -> int:
@@ -102,7 +114,7 @@ def luck(events: Sequence[Event]) -> list[dict[str, Any]]:
             row["dice"] += len(e["faces"])
             row["face_sum"] += sum(e["faces"])
         elif e["kind"] == "hits_inflicted":
-            row = rows[units[e["source"]].side]
+            row = rows[_striking_side(e, units)]
             row["hits"] += e["hits"]
             row["expected_hits"] += expected_hits(e, mode)
     return [{"side": r["side"], "dice": r["dice"],
@@ -142,6 +154,17 @@ def _order_text(order: dict[str, Any], side: str | None, phase: str | None) -> s
         if order.get("attack"):
             text += f" and attacks {order['attack']}"
         return text
+    if kind == "route":
+        if not order["path"]:
+            return f"{order['unit']} turns to face {order['facing']}"
+        end = order["path"][-1]
+        return f"{order['unit']} moves {len(order['path'])} to {_cell(end)}, facing {order['facing']}"
+    if kind == "formation":
+        return f"{order['unit']} forms {order['formation']}"
+    if kind == "roles":
+        return f"{side} names {order['defender']} the defender"
+    if kind == "barrage":
+        return f"barrage on {', '.join(order['targets'])}"
     if kind == "shoot":
         return f"{order['unit']} shoots {order['target']}"
     if kind == "turn_to_face":
@@ -213,6 +236,9 @@ def highlights(events: Sequence[Event], state: GameState) -> list[dict[str, Any]
         if kind == "unit_moved":
             out.append({"kind": "path", "unit": e["unit"], "side": state.units[e["unit"]].side,
                         "cells": [tuple(e["from_cell"]), *map(tuple, e["path"])]})
+        elif kind == "hits_inflicted" and e["source"] is None:
+            out.append({"kind": "barrage", "unit": e["target"],
+                        "cell": state.units[e["target"]].cell, "label": _hits(e["hits"])})
         elif kind in ("melee_joined", "hits_inflicted"):
             src, dst = (e["attacker"], e["defender"]) if kind == "melee_joined" else (
                 e["source"], e["target"])
@@ -271,14 +297,18 @@ def narrate(event: Event, state_before: GameState | None) -> str:
                 f"to {_cell(event['to_cell'])}")
         if event.get("road_bonus"):
             text += ", with the road bonus"
-        terrain = s.scenario.terrain_at(tuple(event["to_cell"])) if s else "open"
-        return text + (f", into {terrain}." if terrain not in ("open", "road") else ".")
+        terrain = s.terrain.get(tuple(event["to_cell"]), "open") if s else "open"
+        text += f", into {terrain}" if terrain not in ("open", "road") else ""
+        if event.get("stopped_by"):
+            text += ", where it stops: a unit entering a terrain feature goes no further"
+        return text + "."
     if k == "melee_joined":
         return f"{event['attacker']} attacks {event['defender']} in the {event['aspect']}."
     if k == "hits_inflicted":
         verb = "shoots" if event["attack"] == "shooting" else "fights"
-        text = (f"{event['source']} {verb} {event['target']}: die {event['die']} "
-                f"{_signed(event['modifier'])} = {event['base']}")
+        who = (f"{event['source']} {verb} {event['target']}" if event["source"] is not None
+               else f"The barrage strikes {event['target']}")
+        text = f"{who}: die {event['die']} {_signed(event['modifier'])} = {event['base']}"
         if event.get("doubled"):
             text += f", doubled (flank or rear) = {event['base'] * 2}"
         if event.get("halvings"):
@@ -287,6 +317,29 @@ def narrate(event: Event, state_before: GameState | None) -> str:
         return text + f" -> {_hits(event['hits'])} (total {event['total']}{limit})."
     if k == "unit_removed":
         return f"{event['unit']} is removed with {event['hits']} hits."
+    if k == "melee_ended":
+        return f"{event['attacker']} falls back from {event['defender']}: the melee is over."
+    if k == "out_of_ammo":
+        return f"{event['unit']} is out of ammunition and may not shoot again."
+    if k == "formation_changed":
+        return f"{event['unit']} forms {event['to_formation']}."
+    if k == "enemies_spotted":
+        seen = sorted({b for _, b in event["seen"]})
+        return (f"{event['side']} spots " + (", ".join(seen) if seen else "no enemy") + ".")
+    if k == "roll_off":
+        return f"{event['winner']} wins the roll-off and chooses the roles."
+    if k == "roles_chosen":
+        dug = len(event["trenches"])
+        return (f"{event['attacker']} attacks, {event['defender']} defends"
+                + (f", with {dug} unit{'s' * (dug != 1)} in trenches." if dug else "."))
+    if k == "barrage_planned":
+        n = event["targets"]
+        return f"The barrage may strike {n} unit{'s' * (n != 1)}."
+    if k == "army_rolled":
+        counts = ", ".join(f"{n} {c}" for c, n in event["classes"].items() if n)
+        types = ", ".join(u["type"] for u in event["units"])
+        return (f"{event['side']} rolls {event['roll']} for an army of {event['size']}: "
+                f"{counts} — {types}.")
     if k == "state_checksum":
         return f"End of turn {event['turn']}: state checksum {event['sha256'][:12]}…"
     if k == "game_ended":

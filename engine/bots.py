@@ -11,10 +11,21 @@ from typing import Protocol
 
 from warlog.engine.dice import SplitMix64
 from warlog.engine.game import Game, legal_orders
+from warlog.engine.rulesets import ohw_combat
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.scenario import Scenario
 from warlog.engine.state import GameState, Unit
-from warlog.events.model import EndPhaseOrder, MoveOrder, Order, ShootOrder, TurnToFaceOrder
+from warlog.events.model import (
+    BarrageOrder,
+    EndPhaseOrder,
+    FormationOrder,
+    MoveOrder,
+    Order,
+    RolesOrder,
+    RouteOrder,
+    ShootOrder,
+    TurnToFaceOrder,
+)
 
 MAX_ORDERS = 20_000  # a game that needs more is a bug in a policy, not a long battle
 
@@ -32,19 +43,31 @@ class Policy(Protocol):
 
 def _candidates(state: GameState) -> list[Unit]:
     """Units of the side to move that may still have something to do this phase."""
-    table = load_table(state.rule_system)["periods"][state.period]["units"]
+    period = load_table(state.rule_system)["periods"][state.period]
+    table = period["units"]
     out = []
     for u in state.alive(state.side):
-        if state.phase == "movement" and (not u.acted or state.in_melee(u.id)):
+        if state.phase == "movement" and (not u.acted or state.in_melee(u.id)
+                                          or ("square" in period and not u.reformed)):
             out.append(u)
-        elif state.phase == "shooting" and not u.shot and table[u.type]["shoot_range"] > 0:
+        elif (state.phase == "shooting" and not u.shot and not u.out_of_ammo
+              and table[u.type]["shoot_range"] > 0):
             out.append(u)
     return out
+
+
+def _unit_free_orders(state: GameState) -> list[Order]:
+    """Orders of a phase that belong to no unit (the pre-game roles and barrage), if any."""
+    if state.phase in ("roles", "barrage"):
+        return legal_orders(state)
+    return []
 
 
 def _order_kind(order: Order) -> str:
     if isinstance(order, MoveOrder):
         return "attack" if order.attack else ("pivot" if order.distance == 0 else "move")
+    if isinstance(order, RouteOrder):
+        return "move" if order.path else "pivot"
     return order.type
 
 
@@ -57,6 +80,9 @@ class RandomLegal:
     name = "random"
 
     def choose(self, state: GameState, rng: SplitMix64) -> Order:
+        free = _unit_free_orders(state)
+        if free:
+            return free[rng.below(len(free))]
         units = _candidates(state)
         k = rng.below(len(units) + 1)
         for i in range(len(units) if k < len(units) else 0):
@@ -75,7 +101,12 @@ class _Scoring:
 
     name = "scoring"
 
+    defends = False  # given the choice (Machine Age trenches), does it take the defence?
+
     def choose(self, state: GameState, rng: SplitMix64) -> Order:
+        free = _unit_free_orders(state)
+        if free:
+            return max(free, key=lambda o: self.pregame_score(state, o))
         best: list[Order] = []
         best_score = 0.0
         for unit in _candidates(state):
@@ -89,11 +120,23 @@ class _Scoring:
             return EndPhaseOrder()
         return best[rng.below(len(best))]
 
+    def pregame_score(self, state: GameState, order: Order) -> float:
+        if isinstance(order, RolesOrder):
+            mine = order.defender == state.side
+            return 1.0 if mine == self.defends else 0.0
+        assert isinstance(order, BarrageOrder)  # strike units without cover first
+        return sum(-1.0 * (state.terrain.get(state.units[t].cell, "open") != "open")
+                   for t in order.targets)
+
     def score(self, state: GameState, unit: Unit, order: Order) -> float:
         if isinstance(order, ShootOrder):
             return 1 + expected_shot(state, unit, state.units[order.target])
         if isinstance(order, TurnToFaceOrder):
             return 50.0
+        if isinstance(order, FormationOrder):
+            return self.formation_score(state, unit, order)
+        if isinstance(order, RouteOrder):
+            return self.move_score(state, unit, order)
         assert isinstance(order, MoveOrder)
         if order.attack is not None:
             target = state.units[order.attack]
@@ -101,6 +144,16 @@ class _Scoring:
             flank = state.grid.aspect(target.cell, target.facing, end) != "front"
             return self.attack_score(state, target, flank)
         return self.move_score(state, unit, order)
+
+    def formation_score(self, state: GameState, unit: Unit, order: FormationOrder) -> float:
+        """Form square when enemy cavalry is close; leave it when none is."""
+        near = min((state.grid.distance(unit.cell, e.cell) for e in state.alive()
+                    if e.side != unit.side and e.type == "Cavalry"), default=99)
+        if order.formation == "square":
+            return 40.0 if near <= self.square_when else -1.0
+        return 5.0 if near > self.square_when + 1 else -1.0
+
+    square_when = 3  # enemy cavalry this close: form square
 
     def attack_score(self, state: GameState, target: Unit, flank: bool) -> float:
         raise NotImplementedError
@@ -110,17 +163,24 @@ class _Scoring:
 
 
 def expected_shot(state: GameState, shooter: Unit, target: Unit) -> float:
-    """Rough expected hits of a shot (for ranking targets): 3.5 + modifier, halvings applied."""
-    table = load_table(state.rule_system)["periods"][state.period]
-    hits = max(0.0, 3.5 + table["units"][shooter.type]["shoot_modifier"])
-    if state.scenario.terrain_at(target.cell) in table["cover"]:
-        hits /= 2
-    if table["units"][target.type]["armour"]:
-        hits /= 2
-    return hits + target.hits / 10
+    """Expected hits of a shot (exact over the die's faces), plus a little for a target already
+    worn down (for ranking targets)."""
+    period = load_table(state.rule_system)["periods"][state.period]
+    attack = ohw_combat.shooting(state, period, shooter, target)
+    return attack.expected(state.options["halving"]) + target.hits / 10
 
 
-def _end_cell(state: GameState, unit: Unit, order: MoveOrder):
+def _defensive_ground(state: GameState, cell) -> bool:
+    """Whether ``cell`` would protect a unit defending on it (for the cautious bot)."""
+    period = load_table(state.rule_system)["periods"][state.period]
+    terrain = state.terrain.get(cell, "open")
+    return any(h.get("defending") and terrain in h.get("terrain", ())
+               for h in period.get("halvings", ()))
+
+
+def _end_cell(state: GameState, unit: Unit, order: MoveOrder | RouteOrder):
+    if isinstance(order, RouteOrder):
+        return tuple(order.path[-1]) if order.path else unit.cell
     cells = state.grid.straight(unit.cell, order.facing, order.distance)
     return cells[-1] if cells else unit.cell
 
@@ -158,7 +218,7 @@ class Aggressive(_Scoring):
         before, _ = _nearest(state, unit, unit.cell)
         end = _end_cell(state, unit, order)
         after, enemy = _nearest(state, unit, end)
-        final = order.end_facing or order.facing
+        final = getattr(order, "end_facing", None) or order.facing
         if _is_shooter(state, unit) and 2 <= before <= 4:
             return -1.0  # already in range: stay and shoot
         return 3 * (before - after) + _facing_score(state, end, final, enemy) - 0.5
@@ -168,19 +228,20 @@ class Cautious(_Scoring):
     """Holds good ground, shoots, and attacks only a weakened enemy or one taken in flank."""
 
     name = "cautious"
+    defends = True
+    square_when = 4
 
     def attack_score(self, state, target, flank):
         weak = target.hits >= state.options["hits_to_remove"] // 2
         return 60 + target.hits if (flank or weak) else -1.0
 
     def move_score(self, state, unit, order):
-        table = load_table(state.rule_system)["periods"][state.period]
         end = _end_cell(state, unit, order)
         before, _ = _nearest(state, unit, unit.cell)
         after, enemy = _nearest(state, unit, end)
         if _is_shooter(state, unit) and 2 <= before <= 4:
             return -1.0
-        good_ground = state.scenario.terrain_at(end) in table["defensive"]
+        good_ground = _defensive_ground(state, end)
         score = 2.0 * good_ground - 0.5
         if after <= 2 and not _is_shooter(state, unit):
             score -= 3
@@ -191,7 +252,8 @@ class Cautious(_Scoring):
             score += 1.5 * (d0 - d1)
         elif after > 4:
             score += before - after
-        return score + _facing_score(state, end, order.end_facing or order.facing, enemy)
+        final = getattr(order, "end_facing", None) or order.facing
+        return score + _facing_score(state, end, final, enemy)
 
 
 POLICIES: dict[str, Callable[[], Policy]] = {

@@ -55,10 +55,20 @@ class Context:
         return face
 
 
-def next_phase(state: GameState, phases: tuple[str, ...]) -> tuple[int, str, str] | None:
-    """(turn, side, phase) after the current phase, or None when the last turn is over."""
+def next_phase(state: GameState, phases: tuple[str, ...],
+               pregame: tuple[tuple[str, str | None], ...] = ()) -> tuple[int, str | None, str] | None:
+    """(turn, side, phase) after the current phase, or None when the last turn is over.
+    ``pregame``: the (phase, side) steps of turn 0, before the first turn (rolled armies, ...)."""
     first = state.scenario.first
     if state.phase is None:
+        if pregame:
+            return 0, pregame[0][1], pregame[0][0]
+        return 1, first, phases[0]
+    if state.turn == 0:
+        names = [name for name, _ in pregame]
+        i = names.index(state.phase)
+        if i + 1 < len(pregame):
+            return 0, pregame[i + 1][1], pregame[i + 1][0]
         return 1, first, phases[0]
     i = phases.index(state.phase)
     if i + 1 < len(phases):
@@ -75,7 +85,7 @@ def advance(ctx: Context, ruleset: Ruleset) -> None:
     player's orders (or to the end of the game). Automatic phases resolve on the way."""
     phases = ruleset.phases(ctx.state)
     while not ctx.state.ended:
-        nxt = next_phase(ctx.state, phases)
+        nxt = next_phase(ctx.state, phases, ruleset.pregame(ctx.state))
         turn_over = ctx.state.phase is not None and (
             nxt is None or nxt[0] != ctx.state.turn
         )
@@ -89,8 +99,9 @@ def advance(ctx: Context, ruleset: Ruleset) -> None:
         turn, side, phase = nxt
         ctx.cause = None
         started = ctx.emit(model.PhaseStarted, turn=turn, side=side, phase=phase,
-                           rules=ruleset.phase_rules(phase))
+                           rules=ruleset.phase_rules(ctx.state, phase))
         ctx.cause = started["seq"]
+        ruleset.begin_phase(ctx)
         if phase not in ruleset.automatic_phases:
             return
         ruleset.resolve_phase(ctx)

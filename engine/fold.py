@@ -49,6 +49,7 @@ def initial_state(event: Event) -> GameState:
         scenario=scenario,
         grid=make_grid(scenario.grid.kind, scenario.grid.width, scenario.grid.height),
         units=units,
+        terrain={cell: kind for kind, cells in scenario.terrain.items() for cell in cells},
         dice_mode=event["dice"],
         seed=event.get("seed"),
         players=dict(event.get("players") or {}),
@@ -66,15 +67,16 @@ def _unit(state: GameState, event: Event, key: str = "unit") -> Unit:
 def _phase_started(state: GameState, e: Event) -> None:
     state.turn, state.side, state.phase = e["turn"], e["side"], e["phase"]
     if e["phase"] == "movement":  # a new player turn: its units may act again
+        state.spotted = []
         for u in state.units.values():
             if u.side == e["side"]:
-                u.acted = u.moved = u.shot = False
+                u.acted = u.moved = u.shot = u.reformed = False
                 u.attacked = None
 
 
 def _order_given(state: GameState, e: Event) -> None:
     order = e["order"]
-    if order["type"] == "move":  # the unit has had its one move order this turn
+    if order["type"] in ("move", "route"):  # the unit has had its one move order this turn
         _unit(state, {"seq": e["seq"], "unit": order["unit"]}).acted = True
 
 
@@ -101,10 +103,52 @@ def _melee_joined(state: GameState, e: Event) -> None:
     state.melees.append((e["attacker"], e["defender"]))
 
 
+def _melee_ended(state: GameState, e: Event) -> None:
+    pair = (e["attacker"], e["defender"])
+    if pair not in state.melees:
+        raise FoldError(f"event seq {e['seq']}: {pair[0]} and {pair[1]} are not in melee")
+    state.melees.remove(pair)
+
+
 def _hits_inflicted(state: GameState, e: Event) -> None:
     _unit(state, e, "target").hits = e["total"]
     if e["attack"] == "shooting":
         _unit(state, e, "source").shot = True
+
+
+def _out_of_ammo(state: GameState, e: Event) -> None:
+    _unit(state, e).out_of_ammo = True
+
+
+def _formation_changed(state: GameState, e: Event) -> None:
+    u = _unit(state, e)
+    u.formation = e["to_formation"]
+    u.reformed = True
+
+
+def _enemies_spotted(state: GameState, e: Event) -> None:
+    state.spotted = [tuple(pair) for pair in e["seen"]]
+
+
+def _roll_off(state: GameState, e: Event) -> None:
+    state.side = e["winner"]
+
+
+def _roles_chosen(state: GameState, e: Event) -> None:
+    state.defender = e["defender"]
+    state.trenches = [tuple(c) for c in e["trenches"]]
+
+
+def _barrage_planned(state: GameState, e: Event) -> None:
+    state.barrage_targets = e["targets"]
+
+
+def _army_rolled(state: GameState, e: Event) -> None:
+    for spec in e["units"]:
+        if spec["id"] in state.units:
+            raise FoldError(f"event seq {e['seq']}: unit {spec['id']!r} is already in the game")
+        state.units[spec["id"]] = Unit(id=spec["id"], side=e["side"], type=spec["type"],
+                                       cell=tuple(spec["cell"]), facing=spec["facing"])
 
 
 def _unit_removed(state: GameState, e: Event) -> None:
@@ -131,6 +175,14 @@ _APPLY: dict[str, Callable[[GameState, Event], None]] = {
     "unit_moved": _unit_moved,
     "melee_joined": _melee_joined,
     "hits_inflicted": _hits_inflicted,
+    "melee_ended": _melee_ended,
+    "out_of_ammo": _out_of_ammo,
+    "formation_changed": _formation_changed,
+    "enemies_spotted": _enemies_spotted,
+    "roll_off": _roll_off,
+    "roles_chosen": _roles_chosen,
+    "barrage_planned": _barrage_planned,
+    "army_rolled": _army_rolled,
     "unit_removed": _unit_removed,
     "state_checksum": _nothing,
     "game_ended": _game_ended,

@@ -23,20 +23,24 @@ Event = dict[str, Any]
 
 
 def start(game: str, scenario: Scenario, *, seed: int | None = None,
-          players: dict[str, str] | None = None, dice: str = "seeded") -> list[Event]:
-    """The events that open a game: game_started, then the flow up to the first order."""
+          players: dict[str, str] | None = None, dice: str = "seeded",
+          opening_dice: Iterable[int] = ()) -> list[Event]:
+    """The events that open a game: game_started, then the flow up to the first order. Dice
+    rolled before any order (rolled armies, a roll-off) come from the seed, or for a game with
+    manual dice from ``opening_dice``."""
     first = model.to_dict(model.GameStarted(
         game=game, seq=1, turn=0, rule_system=scenario.rule_system, period=scenario.period,
         options=dict(scenario.options), scenario=scenario.model_dump(mode="json"), dice=dice,
         seed=seed, players=dict(players or {}),
     ))
-    return [first, *opening(first)]
+    source = SeededDice(seed or 0) if dice == "seeded" else ManualDice(opening_dice)
+    return [first, *opening(first, source)]
 
 
-def opening(first: Event) -> list[Event]:
-    """What follows a game_started event: the flow up to the first order (no dice needed)."""
+def opening(first: Event, dice: DiceSource | None = None) -> list[Event]:
+    """What follows a game_started event: the flow up to the first order."""
     state = evolve(None, first)
-    ctx = Context(state, None)
+    ctx = Context(state, dice)
     advance(ctx, get_ruleset(state.rule_system))
     return ctx.events
 
@@ -49,10 +53,8 @@ def decide(state: GameState, order: Order, dice: DiceSource | None, *,
     ctx = Context(state, dice)
     given = ctx.emit(model.OrderGiven, order=order, by=by, rules=())
     ctx.cause = given["seq"]
-    if isinstance(order, EndPhaseOrder):
+    if isinstance(order, EndPhaseOrder) or ruleset.apply(ctx, order):
         advance(ctx, ruleset)
-    else:
-        ruleset.apply(ctx, order)
     return ctx.events
 
 

@@ -1,7 +1,9 @@
-"""The rule catalogue: id -> text, source, interpretation flag, switching option.
+"""The rule catalogue: id -> text, source, section, interpretation flag, switching option.
 
-Kept as data (engine/rulesets/rules.toml) so that the dashboard, the CLI and the golden-game
-coverage test all read the same list the engine cites.
+Kept as data (engine/rulesets/rules.toml) so that the dashboard, the CLI, the generated
+reference (docs/rules.md) and the golden-game coverage test all read the same list the engine
+cites. Each rule names its source (a book or chapter described in the catalogue's
+``[source.*]`` tables) and the section of it the rule comes from.
 """
 
 from __future__ import annotations
@@ -13,13 +15,28 @@ from importlib.resources import files
 
 
 @dataclass(frozen=True)
+class Source:
+    key: str
+    title: str
+    author: str
+    part: str
+    about: str
+
+
+@dataclass(frozen=True)
 class Rule:
     id: str
     text: str
-    source: str
+    source: str  # a key of sources()
+    section: str
     interpretation: bool = False
     option: str | None = None
     note: str | None = None
+
+    @property
+    def citation(self) -> str:
+        """Where the rule comes from, in words: "One Hour Wargames on a grid, Ancients: melee"."""
+        return f"{sources()[self.source].title}, {self.section}"
 
 
 class IllegalOrder(ValueError):
@@ -32,13 +49,25 @@ class IllegalOrder(ValueError):
 
 
 @cache
+def _data() -> dict:
+    return tomllib.loads(files("warlog.engine.rulesets").joinpath("rules.toml").read_text("utf-8"))
+
+
+@cache
+def sources() -> dict[str, Source]:
+    """The texts the rules come from, by key."""
+    return {key: Source(key=key, **entry) for key, entry in _data()["source"].items()}
+
+
+@cache
 def catalogue() -> dict[str, Rule]:
     """Every rule the engine knows, by id, in the catalogue's order."""
-    data = tomllib.loads(files("warlog.engine.rulesets").joinpath("rules.toml").read_text("utf-8"))
     rules: dict[str, Rule] = {}
-    for entry in data["rule"]:
+    for entry in _data()["rule"]:
         if entry["id"] in rules:
             raise ValueError(f"rules.toml: rule id {entry['id']!r} appears twice")
+        if entry["source"] not in sources():
+            raise ValueError(f"rules.toml: {entry['id']} cites unknown source {entry['source']!r}")
         rules[entry["id"]] = Rule(**entry)
     return rules
 

@@ -123,6 +123,15 @@ class UnitSpec(_Frozen):
     name: StrictStr | None = None
 
 
+class ArmySpec(_Frozen):
+    """A side's army rolled on the army table (ohw.army) at the start of the game: ``units``
+    of 3, 4 or 6, placed on ``cells`` in class order (A first), facing ``facing``."""
+
+    units: StrictInt
+    cells: tuple[Cell, ...]
+    facing: StrictStr
+
+
 class VictorySpec(_Frozen):
     turn_limit: StrictInt = Field(default=15, ge=1, le=100)
     objectives: tuple[Cell, ...] = ()
@@ -140,6 +149,8 @@ class Scenario(_Frozen):
     sides: dict[StrictStr, SideSpec]
     units: tuple[UnitSpec, ...]
     victory: VictorySpec = Field(default_factory=VictorySpec)
+    year: StrictInt | None = None  # the battle's year, where a period's rules change with it
+    armies: dict[StrictStr, ArmySpec] = Field(default_factory=dict)  # sides whose army is rolled
     # After loading: every option of the rule system, defaults filled in, keys sorted.
     options: dict[StrictStr, Any] = Field(default_factory=dict)
 
@@ -169,6 +180,7 @@ _MODEL_AT: dict[tuple[str, ...], type[BaseModel]] = {
     ("sides",): SideSpec,
     ("units",): UnitSpec,
     ("victory",): VictorySpec,
+    ("armies",): ArmySpec,
 }
 
 
@@ -191,7 +203,7 @@ def _problem(error: dict[str, Any]) -> str:
         return "required field is missing"
     if kind == "extra_forbidden":
         names = tuple(p for p in error["loc"][:-1] if isinstance(p, str))
-        model = _MODEL_AT.get(names[:1] if names[:1] == ("sides",) else names)
+        model = _MODEL_AT.get(names[:1] if names[:1] in (("sides",), ("armies",)) else names)
         allowed = f"; expected one of: {', '.join(model.model_fields)}" if model else ""
         return f"unknown field {error['loc'][-1]!r}{allowed}"
     if kind in ("model_type", "dict_type"):
@@ -278,10 +290,77 @@ def _check_terrain(s: Scenario, kinds: tuple[str, ...]) -> None:
             placed[cell] = kind
 
 
+def _check_year(s: Scenario, period: Any) -> None:
+    span = period.get("year_range")
+    if span is None:
+        if s.year is not None:
+            raise _Invalid("year", f"{period['name']} rules do not depend on the year; remove it")
+        return
+    rule = f"{s.rule_system}.{s.period}.year"
+    if s.year is None:
+        problem = f"{period['name']} needs the battle's year ({span[0]}-{span[1]}): its rules " \
+                  f"change in {period['year_split']} ({rule})"
+        raise _Invalid("year", problem)
+    if not span[0] <= s.year <= span[1]:
+        raise _Invalid("year", f"{s.year} is outside {period['name']} ({span[0]}-{span[1]})")
+
+
+def _check_type(s: Scenario, period: Any, field: str, unit_type: str) -> None:
+    row = period["units"].get(unit_type)
+    if row is None:
+        known = ", ".join(t for t, r in period["units"].items() if "option" not in r
+                          or s.options.get(r["option"]))
+        raise _Invalid(field, f"{period['name']} has no unit type {unit_type!r}; known: {known}")
+    if "option" in row and s.options.get(row["option"]) is not True:
+        rule = f"{s.rule_system}.{s.period}.{row['option']}"
+        raise _Invalid(field, f"{unit_type} need the optional rule: set options.{row['option']} "
+                              f"= true ({rule})")
+
+
+def _check_entry(s: Scenario, table: Any, field: str, cell: tuple[int, int], types: list[str],
+                 who: str) -> None:
+    kind = s.terrain_at(cell)
+    if kind in table["terrain"]["impassable"]:
+        raise _Invalid(field, f"{cell} is {kind}, which is impassable")
+    entry = table["periods"][s.period].get("entry", {})  # terrain kind -> who may enter it
+    barred = [t for t in types if kind in entry and t not in entry[kind]]
+    if barred:
+        rule = f"{s.rule_system}.{s.period}.terrain"
+        allowed = " and ".join(entry[kind]) or "no unit"
+        problem = f"{who or barred[0]} may not enter {kind}, only {allowed} ({rule})"
+        raise _Invalid(field, f"{cell} is {kind}: {problem}")
+
+
+def _check_armies(s: Scenario, table: Any, occupant: dict[tuple[int, int], str]) -> None:
+    sizes = table.get("army", {}).get("sizes", ())
+    period = table["periods"][s.period]
+    types = [t for t, r in period["units"].items()
+             if "option" not in r or s.options.get(r["option"])]
+    for side, army in s.armies.items():
+        at = f"armies.{side}"
+        if side not in SIDES:
+            raise _Invalid(at, f"unknown side {side!r}; the sides are red and blue")
+        if army.units not in sizes:
+            raise _Invalid(f"{at}.units", f"an army has {', '.join(map(str, sizes))} units, "
+                                          f"not {army.units} (ohw.army)")
+        if len(army.cells) != army.units:
+            raise _Invalid(f"{at}.cells", f"give one cell per unit: {army.units} cells, "
+                                          f"not {len(army.cells)}")
+        if army.facing not in FACINGS[s.grid.kind]:
+            raise _Invalid(f"{at}.facing", f"{army.facing!r} is not a facing on a "
+                                           f"{s.grid.kind} grid; use one of: "
+                                           f"{', '.join(FACINGS[s.grid.kind])}")
+        for i, cell in enumerate(army.cells):
+            field = f"{at}.cells[{i}]"
+            _check_cell(s, field, cell)
+            if cell in occupant:
+                raise _Invalid(field, f"{cell} is already occupied by {occupant[cell]}")
+            occupant[cell] = f"{at}.cells[{i}]"
+            _check_entry(s, table, field, cell, types, "a rolled unit of any type")
+
+
 def _check_units(s: Scenario, table: Any) -> None:
     period = table["periods"][s.period]
-    types = list(period["units"])
-    entry = period.get("entry", {})  # terrain kind -> the only types that may enter it
     facings = FACINGS[s.grid.kind]
     first_index: dict[str, int] = {}
     occupant: dict[tuple[int, int], str] = {}
@@ -293,9 +372,7 @@ def _check_units(s: Scenario, table: Any) -> None:
         first_index[unit.id] = i
         if unit.side not in SIDES:
             raise _Invalid(f"{at}.side", f"{unit.side!r} is not a side; use red or blue")
-        if unit.type not in types:
-            problem = f"{period['name']} has no unit type {unit.type!r}; known: {', '.join(types)}"
-            raise _Invalid(f"{at}.type", problem)
+        _check_type(s, period, f"{at}.type", unit.type)
         if unit.facing not in facings:
             allowed = ", ".join(facings)
             problem = f"{unit.facing!r} is not a facing on a {s.grid.kind} grid; "
@@ -306,15 +383,10 @@ def _check_units(s: Scenario, table: Any) -> None:
             problem = f"{unit.cell} is already occupied by {occupant[unit.cell]}"
             raise _Invalid(f"{at}.cell", problem)
         occupant[unit.cell] = unit.id
-        kind = s.terrain_at(unit.cell)
-        if kind in table["terrain"]["impassable"]:
-            raise _Invalid(f"{at}.cell", f"{unit.cell} is {kind}, which is impassable")
-        if kind in entry and unit.type not in entry[kind]:
-            rule = f"{s.rule_system}.{s.period}.terrain"
-            problem = f"{unit.type} may not enter {kind}, only {' and '.join(entry[kind])} ({rule})"
-            raise _Invalid(f"{at}.cell", f"{unit.cell} is {kind}: {problem}")
+        _check_entry(s, table, f"{at}.cell", unit.cell, [unit.type], "")
+    _check_armies(s, table, occupant)
     for side in SIDES:
-        if not any(unit.side == side for unit in s.units):
+        if not any(unit.side == side for unit in s.units) and side not in s.armies:
             raise _Invalid("units", f"side {side} ({s.sides[side].name}) has no units")
 
 
@@ -331,16 +403,19 @@ def scenario_from_dict(data: dict[str, Any], *, source: str) -> Scenario:
         _check_system(scenario)
         table = tables.load_table(scenario.rule_system)
         _check_sides(scenario)
+        options = tables.resolve_options(scenario.rule_system, scenario.period, scenario.options,
+                                         source=source)
+        scenario = scenario.model_copy(update={"options": options})
+        _check_year(scenario, table["periods"][scenario.period])
         _check_terrain(scenario, table["terrain"]["kinds"])
         _check_units(scenario, table)
         for i, cell in enumerate(scenario.victory.objectives):
             _check_cell(scenario, f"victory.objectives[{i}]", cell)
-        options = tables.resolve_options(scenario.rule_system, scenario.options, source=source)
     except _Invalid as error:
         raise ScenarioError(source, error.field, error.problem) from None
     except tables.OptionError as error:
         raise ScenarioError(source, f"options.{error.option}", error.problem) from None
-    return scenario.model_copy(update={"options": options})
+    return scenario
 
 
 def _parse(text: str, *, source: str, default_id: str) -> Scenario:

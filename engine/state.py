@@ -32,6 +32,9 @@ class Unit:
     moved: bool = False  # counts as having moved, for the rules on shooting after moving
     shot: bool = False  # has shot this player turn
     attacked: str | None = None  # the enemy it attacked this player turn
+    reformed: bool = False  # has changed formation this player turn
+    out_of_ammo: bool = False  # may not shoot for the rest of the game (ohw.pike_and_shot.ammo)
+    formation: str | None = None  # e.g. "square" (ohw.horse_and_musket.square)
 
     def public(self) -> dict[str, Any]:
         """What a player sees of the unit (the JSON of `warlog show`)."""
@@ -44,6 +47,8 @@ class Unit:
             "facing": self.facing,
             "hits": self.hits,
             "removed": self.removed,
+            "out_of_ammo": self.out_of_ammo,
+            "formation": self.formation,
         }
 
 
@@ -56,6 +61,10 @@ class GameState:
     scenario: Scenario
     grid: Grid
     units: dict[str, Unit]  # in scenario order: iteration order is part of the rules' determinism
+    terrain: dict[Cell, str] = field(default_factory=dict)  # the scenario's, as a plain dict
+    # Facts derived from the scenario and options alone (terrain features, ...), computed once by
+    # the rules and shared by every copy of the state: never anything the events change.
+    memo: dict[str, Any] = field(default_factory=dict)
     dice_mode: str = "seeded"
     seed: int | None = None
     players: dict[str, str] = field(default_factory=dict)
@@ -65,6 +74,10 @@ class GameState:
     phase: str | None = None
     melees: list[tuple[str, str]] = field(default_factory=list)  # (attacker, defender), oldest first
     dice_rolled: int = 0
+    spotted: list[tuple[str, str]] = field(default_factory=list)  # (spotter, enemy) this turn
+    defender: str | None = None  # the defending side (ohw.machine_age.trenches)
+    trenches: list[Cell] = field(default_factory=list)
+    barrage_targets: int | None = None  # how many units the pre-game barrage may strike
     ended: bool = False
     winner: str | None = None
     end_reason: str | None = None
@@ -99,6 +112,8 @@ class GameState:
             self,
             units={k: replace(u) for k, u in self.units.items()},
             melees=list(self.melees),
+            spotted=list(self.spotted),
+            trenches=list(self.trenches),
         )
 
     def public(self) -> dict[str, Any]:
@@ -113,12 +128,17 @@ class GameState:
             "winner": self.winner,
             "end_reason": self.end_reason,
             "melees": [list(m) for m in self.melees],
+            "spotted": [list(p) for p in self.spotted],
+            "defender": self.defender,
+            "trenches": [list(c) for c in self.trenches],
             "units": [u.public() for u in self.units.values()],
         }
 
     def checksum(self) -> str:
-        """sha256 of everything the rules read, in a canonical byte form."""
-        body = {
+        """sha256 of everything the rules read, in a canonical byte form. State that only some
+        periods have (ammunition, formations, spotting, trenches) joins the digest only once it
+        is set, so a game without any digests as it did before those periods existed."""
+        body: dict[str, Any] = {
             "turn": self.turn,
             "side": self.side,
             "phase": self.phase,
@@ -130,4 +150,15 @@ class GameState:
                 for u in self.units.values()
             ],
         }
+        extra = {
+            "spotted": [list(p) for p in self.spotted],
+            "defender": self.defender,
+            "trenches": [list(c) for c in self.trenches],
+            "barrage_targets": self.barrage_targets,
+            "units": {u.id: [u.reformed, u.out_of_ammo, u.formation] for u in self.units.values()
+                      if u.reformed or u.out_of_ammo or u.formation is not None},
+        }
+        extra = {key: value for key, value in extra.items() if value}
+        if extra:
+            body["period_state"] = extra
         return hashlib.sha256(orjson.dumps(body)).hexdigest()

@@ -77,16 +77,16 @@ def verify(events: list[Event]) -> Report:
         if not events or events[0].get("kind") != "game_started":
             raise _Stop(1, "a game log starts with its game_started event")
         first = events[0]
+        dice = (SeededDice(first.get("seed") or 0) if first["dice"] == "seeded"
+                else RecordedDice.from_events(events))
         try:
-            derived = opening(first)
+            derived = opening(first, dice)
         except (ScenarioError, ValueError, KeyError) as exc:
             raise _Stop(1, f"{_describe(first)}: cannot start the game: {exc}") from None
         _compare(events[1 : 1 + len(derived)], derived, 1)
         state = evolve(None, first)
         for event in derived:
             evolve(state, event)
-        dice = (SeededDice(first.get("seed") or 0) if first["dice"] == "seeded"
-                else RecordedDice.from_events(events))
         i = 1 + len(derived)
         while i < len(events):
             logged = events[i]

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 Cell = tuple[int, int]
 Side = Literal["red", "blue"]
@@ -52,12 +52,46 @@ class TurnToFaceOrder(_Strict):
     enemy: str
 
 
+class RouteOrder(_Strict):
+    """Free-turning movement (Machine Age, WWII): the cells entered, in order, each next to the
+    one before, and the facing at the end. An empty path with a new facing is a pivot."""
+
+    type: Literal["route"] = "route"
+    unit: str
+    path: tuple[Cell, ...] = ()
+    facing: str
+
+
+class FormationOrder(_Strict):
+    """Change a unit's formation at the start of its turn (Horse & Musket's square)."""
+
+    type: Literal["formation"] = "formation"
+    unit: str
+    formation: Literal["square", "line"]
+
+
+class RolesOrder(_Strict):
+    """The winner of the pre-game roll-off names the defending side (Machine Age trenches)."""
+
+    type: Literal["roles"] = "roles"
+    defender: Side
+
+
+class BarrageOrder(_Strict):
+    """The attacker names the targets of the pre-game barrage (Machine Age trenches)."""
+
+    type: Literal["barrage"] = "barrage"
+    targets: tuple[str, ...]
+
+
 class EndPhaseOrder(_Strict):
     type: Literal["end_phase"] = "end_phase"
 
 
 Order = Annotated[
-    Union[MoveOrder, ShootOrder, TurnToFaceOrder, EndPhaseOrder], Field(discriminator="type")
+    Union[MoveOrder, RouteOrder, ShootOrder, TurnToFaceOrder, FormationOrder, RolesOrder,
+          BarrageOrder, EndPhaseOrder],
+    Field(discriminator="type"),
 ]
 ORDER_ADAPTER: TypeAdapter[Order] = TypeAdapter(Order)
 
@@ -124,12 +158,16 @@ class UnitTurned(Envelope):
 
 
 class UnitMoved(Envelope):
+    """``stopped_by``: the rule that ended the move before the cells ordered (a terrain feature
+    entered), so the order asked for more than the unit could do."""
+
     kind: Literal["unit_moved"] = "unit_moved"
     unit: str
     path: tuple[Cell, ...]
     from_cell: Cell
     to_cell: Cell
     road_bonus: bool = False
+    stopped_by: str | None = None
 
 
 class MeleeJoined(Envelope):
@@ -145,8 +183,8 @@ class HitsInflicted(Envelope):
     """Hits from one shot or one melee roll, with the arithmetic that produced them."""
 
     kind: Literal["hits_inflicted"] = "hits_inflicted"
-    attack: Literal["shooting", "melee"]
-    source: str
+    attack: Literal["shooting", "melee", "barrage"]
+    source: str | None  # None: the pre-game barrage, fired by no unit on the board
     target: str
     die: int
     modifier: int
@@ -155,6 +193,75 @@ class HitsInflicted(Envelope):
     halvings: tuple[str, ...] = ()
     hits: int
     total: int
+
+
+class MeleeEnded(Envelope):
+    """A melee that ends with both units still on the board (a regrouping attacker)."""
+
+    kind: Literal["melee_ended"] = "melee_ended"
+    attacker: str
+    defender: str
+
+
+class OutOfAmmo(Envelope):
+    """The unit has run out of ammunition and may not shoot for the rest of the game."""
+
+    kind: Literal["out_of_ammo"] = "out_of_ammo"
+    unit: str
+
+
+class FormationChanged(Envelope):
+    kind: Literal["formation_changed"] = "formation_changed"
+    unit: str
+    from_formation: str | None
+    to_formation: str
+
+
+class EnemiesSpotted(Envelope):
+    """The spotting phase: every (spotter, enemy) pair the phasing side sees."""
+
+    kind: Literal["enemies_spotted"] = "enemies_spotted"
+    seen: tuple[tuple[str, str], ...]
+
+
+class RollOff(Envelope):
+    """Both sides rolled (the dice events before this one); the higher die won."""
+
+    kind: Literal["roll_off"] = "roll_off"
+    winner: Side
+
+
+class RolesChosen(Envelope):
+    """Attacker and defender are set; the defender's units on open ground are in trenches."""
+
+    kind: Literal["roles_chosen"] = "roles_chosen"
+    attacker: Side
+    defender: Side
+    trenches: tuple[Cell, ...] = ()
+
+
+class BarragePlanned(Envelope):
+    """The attacker's halved die: how many enemy units the barrage may strike."""
+
+    kind: Literal["barrage_planned"] = "barrage_planned"
+    targets: int
+
+
+class ArmyUnit(_Strict):
+    id: str
+    type: str
+    cell: Cell
+    facing: str
+
+
+class ArmyRolled(Envelope):
+    """A side's army, rolled on the army table: its units join the game where they stand."""
+
+    kind: Literal["army_rolled"] = "army_rolled"
+    size: int
+    roll: int
+    classes: dict[str, int]
+    units: tuple[ArmyUnit, ...]
 
 
 class UnitRemoved(Envelope):
@@ -186,6 +293,14 @@ EVENT_MODELS: tuple[type[Envelope], ...] = (
     UnitMoved,
     MeleeJoined,
     HitsInflicted,
+    MeleeEnded,
+    OutOfAmmo,
+    FormationChanged,
+    EnemiesSpotted,
+    RollOff,
+    RolesChosen,
+    BarragePlanned,
+    ArmyRolled,
     UnitRemoved,
     StateChecksum,
     GameEnded,

@@ -1,8 +1,12 @@
 """Upgrades of stored event dicts from older schema versions, run before validation.
 
-Each entry maps (kind, version) to a function returning the dict at version + 1. Schema
-version 1 is the first, so the table is empty; the mechanism is here so that the first change
-to an event's shape is a new entry, not a migration of stored data.
+Each entry maps (kind, version) to a function returning the dict at version + 1; kinds with no
+entry for a version are unchanged by it (only ``v`` is raised).
+
+Version 2 (the seven One Hour Wargames periods): a move records ``stopped_by`` (the rule that
+cut it short), and a game's first event records the options that came with it. A version-1 game
+played by the older reading of a terrain feature (every cell stops a move), so its options say
+so: it folds as it was played, and verify tells where the current rules would differ.
 """
 
 from __future__ import annotations
@@ -13,7 +17,32 @@ from typing import Any
 from warlog.events.model import SCHEMA_VERSION
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
-UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+
+
+def _move_v1(data: dict[str, Any]) -> dict[str, Any]:
+    return {**data, "stopped_by": None}
+
+
+# The options version 2 added to One Hour Wargames, with the values that reproduce version 1.
+_OHW_V1_OPTIONS = {
+    "crossing_stops": "ford",
+    "line_of_sight": False,
+    "shoot_in_melee": False,
+    "terrain_feature": "cell",
+}
+
+
+def _game_started_v1(data: dict[str, Any]) -> dict[str, Any]:
+    options = data.get("options")
+    if data.get("rule_system") != "ohw" or not isinstance(options, dict):
+        return data
+    return {**data, "options": dict(sorted({**_OHW_V1_OPTIONS, **options}.items()))}
+
+
+UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    ("unit_moved", 1): _move_v1,
+    ("game_started", 1): _game_started_v1,
+}
 
 
 class UpcastError(ValueError):

@@ -17,6 +17,7 @@ from typing import Annotated, Iterator, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Column, Table
 
 from warlog import __version__
@@ -189,6 +190,9 @@ def new(
     blue: Annotated[str, typer.Option(help="Who plays blue.")] = "blue player",
     dice: Annotated[str, typer.Option(help="manual: you enter the real dice; seeded: warlog rolls.")] = "manual",
     seed: Annotated[Optional[int], typer.Option(help="Seed, for --dice seeded.")] = None,
+    opening_dice: Annotated[Optional[str], typer.Option(
+        help="Manual dice rolled before the first order (army tables, the trenches roll-off), "
+             "e.g. 3,5.")] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Start recording a game played on a real table (then `warlog order`)."""
@@ -197,11 +201,21 @@ def new(
 
     if dice not in ("manual", "seeded"):
         raise typer.BadParameter("--dice is manual or seeded")
+    faces = _faces(opening_dice, "--opening-dice")
     with friendly(), _store(db) as store:
         scn = load_scenario(scenario)
         game_id = game or free_game_id(store, scn)
-        new_game(store, scn, game_id, players={"red": red, "blue": blue}, dice=dice, seed=seed)
+        new_game(store, scn, game_id, players={"red": red, "blue": blue}, dice=dice, seed=seed,
+                 opening_dice=faces)
     out.print(f"started {game_id} ({scn.title}); next: warlog orders {game_id}")
+
+
+def _faces(text: str | None, option: str) -> list[int] | None:
+    try:
+        return [int(f) for f in text.split(",")] if text else None
+    except ValueError:
+        raise typer.BadParameter(f"{option} takes whole numbers separated by commas, "
+                                 f"not {text!r}") from None
 
 
 def _print_state_line(state) -> None:
@@ -245,10 +259,7 @@ def order(
     from warlog.notation import NotationError, parse_order
     from warlog.tabletop import record
 
-    try:
-        faces = [int(f) for f in dice.split(",")] if dice else None
-    except ValueError:
-        raise typer.BadParameter(f"--dice takes whole numbers separated by commas, not {dice!r}") from None
+    faces = _faces(dice, "--dice")
     with friendly(), _store(db) as store:
         try:
             parsed = parse_order(words)
@@ -387,15 +398,75 @@ def games(
 
 
 @app.command()
-def rules(prefix: Annotated[str, typer.Argument(help="Only ids starting with this.")] = "") -> None:
-    """The rule catalogue: every rule the engine applies, its source, and interpretations."""
+def army(
+    period: Annotated[str, typer.Option(help="A One Hour Wargames period, e.g. medieval.")],
+    units: Annotated[int, typer.Option(help="3, 4 or 6 units.")],
+    seed: Annotated[Optional[int], typer.Option(help="Roll with this seed (the same army every "
+                                                     "time).")] = None,
+    roll: Annotated[Optional[int], typer.Option(help="Take this row of the table (1-6) instead "
+                                                     "of rolling: armies by agreement.")] = None,
+    tanks: Annotated[bool, typer.Option(help="Machine Age: a class D unit is a Tank.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Roll an army on the One Hour Wargames army table (ohw.army) and print it."""
+    from warlog.engine.dice import SeededDice
+    from warlog.engine.rulesets.ohw_army import army_types, classes_for
+    from warlog.engine.rulesets.tables import load_table, periods
+
+    if period not in periods("ohw"):
+        raise typer.BadParameter(f"unknown period {period!r}; known: {', '.join(periods('ohw'))}")
+    if tanks and period != "machine_age":
+        raise typer.BadParameter("--tanks is the Machine Age optional rule")
+    if roll is not None and seed is not None:
+        raise typer.BadParameter("give --roll or --seed, not both")
+    if roll is None:
+        if seed is None:
+            seed = int.from_bytes(os.urandom(4), "big")
+        roll = SeededDice(seed).roll(6)
+    try:
+        classes = classes_for(units, roll)
+        types = army_types(period, units, roll, {"tanks": tanks})
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    name = load_table("ohw")["periods"][period]["name"]
+    if as_json:
+        out.print_json(json.dumps({"period": period, "units": units, "roll": roll, "seed": seed,
+                                   "classes": classes, "types": types}))
+        return
+    how = f"rolled {roll}" + (f" (seed {seed})" if seed is not None else "") if seed is not None \
+        else f"row {roll}"
+    out.print(f"{name}, {units} units, {how}: " + ", ".join(
+        f"{n} {c}" for c, n in classes.items() if n))
+    counts: dict[str, int] = {}
+    for t in types:
+        counts[t] = counts.get(t, 0) + 1
+    for t, n in counts.items():
+        out.print(f"  {n} x {escape(t)}")
+
+
+@app.command()
+def rules(
+    prefix: Annotated[str, typer.Argument(help="Only ids starting with this (e.g. ohw.ww2).")] = "",
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print the whole reference as "
+                                           "Markdown (docs/rules.md).")] = False,
+) -> None:
+    """The rule catalogue: every rule the engine applies, its text, source, notes and whether
+    it is an interpretation (and the option that switches it)."""
     from warlog.engine.rules import catalogue
 
+    if markdown:
+        from warlog.engine.rules_doc import markdown as reference
+
+        print(reference(), end="")
+        return
+    chosen = [r for r in catalogue().values() if r.id.startswith(prefix)]
+    if not chosen:
+        raise typer.BadParameter(f"no rule id starts with {prefix!r}")
     table = Table(Column("id", no_wrap=True), "rule", "source", "interpretation (option)")
-    for r in catalogue().values():
-        if r.id.startswith(prefix):
-            interp = ("yes" + (f" ({r.option})" if r.option else "")) if r.interpretation else ""
-            table.add_row(r.id, r.text, r.source, interp)
+    for r in chosen:
+        interp = ("yes" if r.interpretation else "") + (f" (option {r.option})" if r.option else "")
+        text = escape(r.text) + (f"\n[dim]Note: {escape(r.note)}[/dim]" if r.note else "")
+        table.add_row(r.id, text, escape(r.citation), interp.strip())
     out.print(table)
 
 

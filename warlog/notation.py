@@ -2,8 +2,13 @@
 
     move UNIT FACING [DISTANCE] [then FACING] [attack ENEMY]
     turn UNIT FACING                 (a pivot in place: move UNIT FACING 0)
+    route UNIT C,R [C,R ...] then FACING   (free-turning periods: the cells entered, in order;
+                                      `route UNIT then FACING` is a pivot in place)
     shoot UNIT TARGET
     face UNIT ENEMY                  (turn to face an enemy that attacked in flank or rear)
+    square UNIT | line UNIT          (form square, or leave it: Horse & Musket's optional square)
+    defend SIDE                      (the roll-off winner names the defender: Machine Age trenches)
+    barrage UNIT [UNIT ...]          (the attacker names the barrage's targets)
     end                              (end the current phase)
 
 ``format_order`` writes the same notation, so the legal orders a player is shown can be typed
@@ -12,10 +17,21 @@ back as they are.
 
 from __future__ import annotations
 
-from warlog.events.model import EndPhaseOrder, MoveOrder, Order, ShootOrder, TurnToFaceOrder
+from warlog.events.model import (
+    BarrageOrder,
+    EndPhaseOrder,
+    FormationOrder,
+    MoveOrder,
+    Order,
+    RolesOrder,
+    RouteOrder,
+    ShootOrder,
+    TurnToFaceOrder,
+)
 
 USAGE = ("move UNIT FACING [DISTANCE] [then FACING] [attack ENEMY] | turn UNIT FACING | "
-         "shoot UNIT TARGET | face UNIT ENEMY | end")
+         "route UNIT C,R ... then FACING | shoot UNIT TARGET | face UNIT ENEMY | square UNIT | "
+         "line UNIT | defend SIDE | barrage UNIT ... | end")
 
 
 class NotationError(ValueError):
@@ -39,6 +55,15 @@ def parse_order(words: list[str]) -> Order:
         return TurnToFaceOrder(unit=args[0], enemy=args[1])
     if verb == "turn" and len(args) == 2:
         return MoveOrder(unit=args[0], facing=args[1].upper(), distance=0)
+    if verb in ("square", "line") and len(args) == 1:
+        return FormationOrder(unit=args[0], formation=verb)
+    if verb == "defend" and len(args) == 1 and args[0].lower() in ("red", "blue"):
+        return RolesOrder(defender=args[0].lower())
+    if verb == "barrage" and args:
+        return BarrageOrder(targets=tuple(args))
+    if verb == "route" and len(args) >= 3 and args[-2].lower() == "then":
+        return RouteOrder(unit=args[0], path=tuple(_cell(words, c) for c in args[1:-2]),
+                          facing=args[-1].upper())
     if verb == "move" and len(args) >= 2:
         unit, facing, rest = args[0], args[1].upper(), args[2:]
         distance = 0
@@ -58,10 +83,26 @@ def parse_order(words: list[str]) -> Order:
     raise _fail(words, "not an order")
 
 
+def _cell(words: list[str], text: str) -> tuple[int, int]:
+    parts = text.split(",")
+    if len(parts) != 2 or not all(p.strip().lstrip("-").isdigit() for p in parts):
+        raise _fail(words, f"{text!r} is not a cell: write COL,ROW, e.g. 3,4")
+    return int(parts[0]), int(parts[1])
+
+
 def format_order(order: Order) -> str:
     """The notation of ``order`` (parse_order(format_order(o).split()) == o)."""
     if isinstance(order, EndPhaseOrder):
         return "end"
+    if isinstance(order, RouteOrder):
+        cells = " ".join(f"{c},{r}" for c, r in order.path)
+        return f"route {order.unit} {cells} then {order.facing}".replace("  ", " ")
+    if isinstance(order, FormationOrder):
+        return f"{order.formation} {order.unit}"
+    if isinstance(order, RolesOrder):
+        return f"defend {order.defender}"
+    if isinstance(order, BarrageOrder):
+        return "barrage " + " ".join(order.targets)
     if isinstance(order, ShootOrder):
         return f"shoot {order.unit} {order.target}"
     if isinstance(order, TurnToFaceOrder):

@@ -29,16 +29,30 @@ def free_game_id(store: EventStore, scenario: Scenario) -> str:
 
 
 def new_game(store: EventStore, scenario: Scenario, game_id: str, *, players: dict[str, str],
-             dice: str = "manual", seed: int | None = None) -> list[Event]:
-    """Start a recorded game: its first events go into the store as a new game."""
+             dice: str = "manual", seed: int | None = None,
+             opening_dice: list[int] | None = None) -> list[Event]:
+    """Start a recorded game: its first events go into the store as a new game. A scenario
+    that rolls before the first order (rolled armies, a roll-off) takes, with manual dice, the
+    faces the real dice showed in ``opening_dice``."""
     for side, name in players.items():
         if name in POLICIES:
             raise StoreError(f"player name {name!r} for {side} is the name of a bot policy; "
                              "choose another (bots are for `warlog simulate`)")
     if dice == "seeded" and seed is None:
         raise StoreError("a game with seeded dice needs --seed")
-    events = start(game_id, scenario, seed=seed if dice == "seeded" else None, players=players,
-                   dice=dice)
+    if dice == "seeded" and opening_dice:
+        raise DiceError("a game with seeded dice rolls its own opening dice: give none")
+    given = list(opening_dice or [])
+    try:
+        events = start(game_id, scenario, seed=seed if dice == "seeded" else None,
+                       players=players, dice=dice, opening_dice=given)
+    except DiceError as exc:
+        raise DiceError(f"the game opens with dice rolls (army tables or a roll-off): {exc}; "
+                        "give them with --opening-dice") from None
+    rolled = sum(len(e["faces"]) for e in events if e["kind"] == "dice_rolled")
+    if dice == "manual" and rolled != len(given):
+        raise DiceError(f"the opening rolled {rolled} dice but {len(given)} were given; "
+                        "nothing was recorded")
     store.append(game_id, events, 0)
     return events
 

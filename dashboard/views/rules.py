@@ -13,7 +13,7 @@ from warlog.engine.rules import Rule, catalogue
 
 def matches(rule: Rule, query: str) -> bool:
     """Case-insensitive search over everything shown for a rule; every word must match."""
-    text = " ".join(str(v) for v in (rule.id, rule.text, rule.source, rule.option, rule.note) if v)
+    text = " ".join(str(v) for v in (rule.id, rule.text, rule.citation, rule.option, rule.note) if v)
     return all(word in text.lower() for word in query.lower().split())
 
 
@@ -21,7 +21,7 @@ def show(rule: Rule) -> None:
     flag = " · ⚖️ interpretation" if rule.interpretation else ""
     st.markdown(f"#### `{rule.id}`{flag}")
     st.markdown(rule.text)
-    details = [f"Source: {rule.source}"]
+    details = [f"Source: {rule.citation}"]
     if rule.option:
         details.append(f"switched by the scenario option `{rule.option}`")
     st.caption(" · ".join(details))

@@ -22,14 +22,21 @@ class Ruleset(Protocol):
     def phases(self, state: GameState) -> tuple[str, ...]:
         """The phases of one player turn, in order."""
 
-    def phase_rules(self, phase: str) -> tuple[str, ...]:
+    def pregame(self, state: GameState) -> tuple[tuple[str, str | None], ...]:
+        """The (phase, side) steps before the first turn (turn 0), e.g. rolling the armies."""
+
+    def begin_phase(self, ctx: Context) -> None:
+        """Whatever happens as a phase starts, before any order (e.g. a roll-off)."""
+
+    def phase_rules(self, state: GameState, phase: str) -> tuple[str, ...]:
         """Rule ids cited by the start of ``phase``."""
 
     def check(self, state: GameState, order: Order) -> None:
         """Raise IllegalOrder (naming the rule) unless ``order`` is legal now."""
 
-    def apply(self, ctx: Context, order: Order) -> None:
-        """Emit the consequences of a legal order (not end_phase: the flow handles that)."""
+    def apply(self, ctx: Context, order: Order) -> bool:
+        """Emit the consequences of a legal order (not end_phase: the flow handles that).
+        True when the order also ends its phase (a one-order phase such as a roll-off choice)."""
 
     def legal_orders(self, state: GameState, unit: str | None = None) -> list[Order]:
         """Every legal order now (for one unit, or for all plus end_phase)."""

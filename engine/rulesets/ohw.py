@@ -1,38 +1,46 @@
-"""One Hour Wargames on a grid (RULES.md `ohw`): the referee for every period in ohw.toml.
+"""One Hour Wargames on a grid (``ohw``): the referee for all seven periods in ohw.toml.
 
-The period's table (moves, ranges, modifiers, terrain access, cover) is data; this module is the
-procedure: check an order and name the rule it breaks, write an order's consequences as events
-citing their rules, resolve the automatic Melee and Removal phases, and judge the end.
+A period's table (moves, ranges, modifiers, terrain access, halvings, special hooks) is data;
+this module is the procedure: check an order and name the rule it breaks, and write an order's
+consequences as events citing their rules. Movement lives in ohw_move, the arithmetic of hits in
+ohw_combat, and the phases that play themselves (melee, removal, spotting, armies, the barrage)
+in ohw_phases.
 """
 
 from __future__ import annotations
 
-import math
+from itertools import combinations
 from typing import Any
 
 from warlog.engine.flow import Context
 from warlog.engine.rules import IllegalOrder
-from warlog.engine.rulesets.ohw_move import Reach, turn_angle, walk
+from warlog.engine.rulesets import ohw_combat, ohw_phases
+from warlog.engine.rulesets.ohw_move import Mover, Reach, follow, routes, turn_angle, walk
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.events import model
-from warlog.events.model import EndPhaseOrder, MoveOrder, Order, ShootOrder, TurnToFaceOrder
+from warlog.events.model import (
+    BarrageOrder,
+    EndPhaseOrder,
+    FormationOrder,
+    MoveOrder,
+    Order,
+    RolesOrder,
+    RouteOrder,
+    ShootOrder,
+    TurnToFaceOrder,
+)
 
-ORDER_PHASE = {"move": "movement", "turn_to_face": "movement", "shoot": "shooting"}
-
-
-def halve(value: int, times: int, mode: str) -> int:
-    """ohw.halving: divide by 2 rounding up, once per reason (``each``) or at most once."""
-    if mode == "once":
-        times = min(times, 1)
-    for _ in range(times):
-        value = math.ceil(value / 2)
-    return value
+ORDER_PHASE = {"move": "movement", "route": "movement", "turn_to_face": "movement",
+               "formation": "movement", "shoot": "shooting", "roles": "roles",
+               "barrage": "barrage"}
+PREGAME_RULES = {"armies": "ohw.army", "roles": "ohw.machine_age.trenches",
+                 "barrage": "ohw.machine_age.barrage"}
 
 
 class OneHourWargames:
     system = "ohw"
-    automatic_phases = frozenset({"melee", "removal"})
+    automatic_phases = frozenset({"melee", "removal", "spotting", "armies"})
 
     def __init__(self) -> None:
         self.table = load_table("ohw")
@@ -42,13 +50,29 @@ class OneHourWargames:
         return self.table["periods"][state.period]
 
     def row(self, state: GameState, unit: Unit) -> dict[str, Any]:
-        return self.period(state)["units"][unit.type]
+        return ohw_combat.unit_row(state, self.period(state), unit.type)
 
     def phases(self, state: GameState) -> tuple[str, ...]:
         return tuple(self.period(state)["phases"])
 
-    def phase_rules(self, phase: str) -> tuple[str, ...]:
-        return ("ohw.turn",)
+    def turn_rule(self, state: GameState) -> str:
+        """ohw.turn, or the period's own turn sequence where it differs (no melee, spotting)."""
+        return f"ohw.{state.period}.turn" if "melee" not in self.phases(state) else "ohw.turn"
+
+    def pregame(self, state: GameState) -> tuple[tuple[str, str | None], ...]:
+        steps: list[tuple[str, str | None]] = []
+        if state.scenario.armies:
+            steps.append(("armies", None))
+        if state.options.get("trenches"):
+            steps.append(("roles", None))
+            steps.append(("barrage", other_side(state.defender) if state.defender else None))
+        return tuple(steps)
+
+    def phase_rules(self, state: GameState, phase: str) -> tuple[str, ...]:
+        return (PREGAME_RULES[phase],) if phase in PREGAME_RULES else (self.turn_rule(state),)
+
+    def mover(self, state: GameState, unit: Unit, attacking: bool) -> Mover:
+        return Mover(state, self.table["terrain"], self.period(state), unit, attacking)
 
     def _walk(self, state: GameState, unit: Unit, facing: str, steps: int, attacking: bool) -> Reach:
         return walk(state, self.table["terrain"], self.period(state), unit, facing, steps, attacking)
@@ -58,17 +82,27 @@ class OneHourWargames:
         if state.ended:
             raise IllegalOrder("ohw.victory", "the game is over")
         if isinstance(order, EndPhaseOrder):
+            if state.phase in ("roles", "barrage"):
+                what = "name the defender" if state.phase == "roles" else "name the barrage's targets"
+                raise IllegalOrder(PREGAME_RULES[state.phase], f"{state.side} must first {what}")
             return
         needed = ORDER_PHASE[order.type]
         if state.phase != needed:
-            raise IllegalOrder(
-                "ohw.turn", f"a {order.type} order belongs to the {needed} phase, not {state.phase}"
-            )
+            raise IllegalOrder(self.turn_rule(state), f"a {order.type} order belongs to the "
+                                                      f"{needed} phase, not {state.phase}")
+        if isinstance(order, RolesOrder):
+            return
+        if isinstance(order, BarrageOrder):
+            return self._check_barrage(state, order)
         unit = self._own_unit(state, order.unit)
         if isinstance(order, MoveOrder):
             self._check_move(state, unit, order)
+        elif isinstance(order, RouteOrder):
+            self._check_route(state, unit, order)
         elif isinstance(order, ShootOrder):
             self._check_shoot(state, unit, order)
+        elif isinstance(order, FormationOrder):
+            self._check_formation(state, unit, order)
         else:
             self._check_turn_to_face(state, unit, order)
 
@@ -86,122 +120,239 @@ class OneHourWargames:
             raise IllegalOrder(rule, f"{enemy_id!r} is not an enemy unit on the board")
         return enemy
 
-    def _check_facing(self, state: GameState, facing: str | None) -> None:
+    def _check_facing(self, state: GameState, facing: str | None, rule: str) -> None:
         if facing is not None and facing not in state.grid.facings:
-            raise IllegalOrder(
-                "ohw.move.straight",
-                f"{facing!r} is not a side of a {state.grid.kind} cell "
-                f"(use {', '.join(state.grid.facings)})",
-            )
+            raise IllegalOrder(rule, f"{facing!r} is not a side of a {state.grid.kind} cell "
+                                     f"(use {', '.join(state.grid.facings)})")
 
-    def _check_move(self, state: GameState, unit: Unit, order: MoveOrder) -> None:
+    def _may_move(self, state: GameState, unit: Unit) -> None:
         if unit.acted:
             raise IllegalOrder("ohw.move.once", f"{unit.id} has already moved this turn")
         if state.in_melee(unit.id):
             raise IllegalOrder("ohw.melee.locked", f"{unit.id} is in melee and cannot leave it")
-        self._check_facing(state, order.facing)
-        self._check_facing(state, order.end_facing)
+        if unit.formation == "square":
+            raise IllegalOrder(f"ohw.{state.period}.square", f"{unit.id} is in square and may not move")
+
+    def _check_move(self, state: GameState, unit: Unit, order: MoveOrder) -> None:
+        if self.period(state)["turning"] == "free":
+            raise IllegalOrder("ohw.move.free_turns", f"{self.period(state)['name']} units move by "
+                                                      "route (a path of cells), not straight ahead")
+        self._may_move(state, unit)
+        self._check_facing(state, order.facing, "ohw.move.straight")
+        self._check_facing(state, order.end_facing, "ohw.move.straight")
         attacking = order.attack is not None
         if attacking:
             target = self._enemy(state, unit, order.attack, "ohw.attack")
+            self._check_attacker(state, unit, target)
             if turn_angle(state, unit.facing, order.facing) > 90 + 1e-6:
-                raise IllegalOrder(
-                    "ohw.attack", f"an attacker may turn at most 90 degrees before moving "
-                    f"({unit.facing} to {order.facing} is more)"
-                )
+                raise IllegalOrder("ohw.attack", f"an attacker may turn at most 90 degrees before "
+                                                 f"moving ({unit.facing} to {order.facing} is more)")
             if order.end_facing not in (None, order.facing):
                 raise IllegalOrder("ohw.attack", "an attacker may not turn again after moving")
         elif order.distance == 0:
             if order.end_facing not in (None, order.facing):
-                raise IllegalOrder(
-                    "ohw.move.straight", "a unit that stays in its cell turns once: give only "
-                    "the facing"
-                )
+                raise IllegalOrder("ohw.move.straight", "a unit that stays in its cell turns once: "
+                                                        "give only the facing")
             if order.facing == unit.facing:
                 raise IllegalOrder("ohw.move.once", f"this order leaves {unit.id} as it is")
+        move = self.row(state, unit)["move"]
+        if order.distance > move + 1:
+            raise IllegalOrder(f"ohw.{state.period}.move", f"{unit.type} moves at most {move} cells "
+                                                           f"({move + 1} along a road, ohw.terrain.road)")
         reach = self._walk(state, unit, order.facing, order.distance, attacking)
-        if reach.stop is not None:
-            raise reach.stop
-        if reach.cells and not reach.cells[-1][1]:
-            cell = reach.cells[-1][0]
-            raise IllegalOrder(
-                "grid.cells", f"{cell} is occupied by {state.unit_at(cell).id}: a move ends on an "
-                "empty cell"
-            )
+        self._check_reach(state, reach)
         if attacking:
             end = reach.cells[-1][0] if reach.cells else unit.cell
             self._check_contact(state, end, order.facing, target)
 
+    def _check_reach(self, state: GameState, reach: Reach) -> None:
+        if reach.stop is not None:
+            raise reach.stop
+        if reach.cells and not reach.cells[-1][1]:
+            cell = reach.cells[-1][0]
+            raise IllegalOrder("grid.cells", f"{cell} is occupied by {state.unit_at(cell).id}: a "
+                                             "move ends on an empty cell")
+
+    def _check_attacker(self, state: GameState, unit: Unit, target: Unit) -> None:
+        """May ``unit`` attack ``target`` at all (who attacks, ammunition, squares)?"""
+        period, p = self.period(state), state.period
+        if "melee" not in period["phases"]:
+            raise IllegalOrder(self.turn_rule(state), f"{period['name']} has no melee")
+        attackers = period.get("attackers")
+        if attackers is not None and unit.type not in attackers:
+            raise IllegalOrder(f"ohw.{p}.attack", f"only {' and '.join(attackers)} may attack in melee")
+        if unit.type in period.get("attack_unsupplied", ()) and not unit.out_of_ammo:
+            raise IllegalOrder(f"ohw.{p}.attack", f"{unit.type} may attack only once out of "
+                                                  "ammunition")
+        if period.get("one_attacker"):
+            other = next((a for a, d in state.melees if d == target.id), None)
+            if other is not None:
+                raise IllegalOrder(f"ohw.{p}.attack", f"{target.id} is already attacked by {other}: "
+                                                      "only one unit may attack it at a time")
+        if target.formation == "square":
+            raise IllegalOrder(f"ohw.{p}.square", f"{target.id} is in square: Cavalry may not attack it")
+
     def _check_contact(self, state: GameState, end, facing: str, target: Unit) -> None:
         if state.options["attack_front_only"]:
             if state.grid.step(end, facing) != target.cell:
-                raise IllegalOrder(
-                    "ohw.attack.front",
-                    f"the attack must end with {target.id} directly in front ({facing} of {end})",
-                )
+                raise IllegalOrder("ohw.attack.front", f"the attack must end with {target.id} "
+                                                       f"directly in front ({facing} of {end})")
         elif state.grid.distance(end, target.cell) != 1:
             raise IllegalOrder("ohw.attack", f"the attack must end next to {target.id}")
 
+    def _check_route(self, state: GameState, unit: Unit, order: RouteOrder) -> None:
+        if self.period(state)["turning"] != "free":
+            raise IllegalOrder("ohw.move.straight", f"{self.period(state)['name']} units move "
+                                                    "straight ahead (move orders), not by route")
+        self._may_move(state, unit)
+        self._check_facing(state, order.facing, "ohw.move.free_turns")
+        if not order.path and order.facing == unit.facing:
+            raise IllegalOrder("ohw.move.once", f"this order leaves {unit.id} as it is")
+        move = self.row(state, unit)["move"]
+        if len(order.path) > move + 1:
+            raise IllegalOrder(f"ohw.{state.period}.move", f"{unit.type} moves at most {move} cells "
+                                                           f"({move + 1} along a road, ohw.terrain.road)")
+        self._check_reach(state, follow(self.mover(state, unit, False), order.path))
+
     def _check_shoot(self, state: GameState, unit: Unit, order: ShootOrder) -> None:
-        p, row = state.period, self.row(state, unit)
+        period, p, row = self.period(state), state.period, self.row(state, unit)
         if row["shoot_range"] <= 0:
-            shooters = [t for t, r in self.period(state)["units"].items() if r["shoot_range"] > 0]
-            raise IllegalOrder(
-                f"ohw.{p}.shooting", f"{unit.type} may not shoot (only {' and '.join(shooters)})"
-            )
+            shooters = [t for t, r in period["units"].items() if r["shoot_range"] > 0]
+            raise IllegalOrder(f"ohw.{p}.shooting", f"{unit.type} may not shoot "
+                                                    f"(only {' and '.join(shooters)})")
+        if unit.out_of_ammo:
+            raise IllegalOrder(f"ohw.{p}.ammo", f"{unit.id} is out of ammunition")
+        if unit.formation == "square":
+            raise IllegalOrder(f"ohw.{p}.square", f"{unit.id} is in square and may not shoot")
         if unit.shot:
             raise IllegalOrder("ohw.shoot.once", f"{unit.id} has already shot this turn")
-        if unit.moved and not self.period(state)["moved_may_shoot"]:
+        if unit.moved and unit.type not in period["move_shoot"]:
             raise IllegalOrder(f"ohw.{p}.move_shoot", f"{unit.id} moved this turn and may not shoot")
-        if state.in_melee(unit.id):
-            raise IllegalOrder("ohw.melee.locked", f"{unit.id} is in melee and may not shoot")
+        if state.in_melee(unit.id) and not state.options.get("shoot_in_melee"):
+            raise IllegalOrder("ohw.melee.no_shooting", f"{unit.id} is in melee and may not shoot")
         target = self._enemy(state, unit, order.target, "grid.shooting")
         distance = state.grid.distance(unit.cell, target.cell)
-        if distance <= 1:
-            raise IllegalOrder(
-                "grid.shooting", f"{target.id} is adjacent: adjacent units fight in melee"
-            )
+        if distance <= 1 and "melee" in period["phases"]:
+            raise IllegalOrder("grid.shooting", f"{target.id} is adjacent: adjacent units fight in melee")
+        if "spotting" in period and self._spotter(state, unit, target) is None:
+            reach, indirect = period["spotting"]["range"], unit.type in period["spotting"]["indirect"]
+            raise IllegalOrder(f"ohw.{p}.indirect" if indirect else f"ohw.{p}.spotting",
+                               f"{unit.id} does not see {target.id} (within {reach} cells, with a "
+                               "clear line of sight)" + (", nor does a friend" if indirect else ""))
         if distance > row["shoot_range"]:
-            raise IllegalOrder(
-                f"ohw.{p}.shooting",
-                f"{target.id} is {distance} cells away; {unit.type} shoot at most "
-                f"{row['shoot_range']}",
-            )
-        arc = state.options["arc_degrees"]
-        if not state.grid.in_arc(unit.cell, unit.facing, target.cell, arc):
-            raise IllegalOrder(
-                "ohw.shoot.arc",
-                f"{target.id} is outside the {arc}-degree arc of {unit.id} (facing {unit.facing})",
-            )
+            raise IllegalOrder(f"ohw.{p}.shooting", f"{target.id} is {distance} cells away; "
+                                                    f"{unit.type} shoot at most {row['shoot_range']}")
+        if self._arc_applies(state, unit):
+            arc = state.options["arc_degrees"]
+            if not state.grid.in_arc(unit.cell, unit.facing, target.cell, arc):
+                raise IllegalOrder("ohw.shoot.arc", f"{target.id} is outside the {arc}-degree arc "
+                                                    f"of {unit.id} (facing {unit.facing})")
+        if "spotting" not in period and state.options.get("line_of_sight"):
+            if not ohw_phases.clear_line(state, self.table["terrain"], unit, target):
+                raise IllegalOrder("grid.los", f"{unit.id} has no line of sight to {target.id}")
+
+    def _arc_applies(self, state: GameState, unit: Unit) -> bool:
+        period = self.period(state)
+        return period["shoot_arc"] and state.terrain.get(unit.cell, "open") not in period["all_round"]
+
+    def _spotter(self, state: GameState, unit: Unit, target: Unit) -> str | None:
+        """Who sees ``target`` for ``unit``'s shot: itself, or (indirect fire) a friend."""
+        if (unit.id, target.id) in state.spotted:
+            return unit.id
+        if unit.type in self.period(state)["spotting"]["indirect"]:
+            return next((a for a, b in state.spotted if b == target.id), None)
+        return None
+
+    def _check_formation(self, state: GameState, unit: Unit, order: FormationOrder) -> None:
+        period, p = self.period(state), state.period
+        rule = f"ohw.{p}.square"
+        if "square" not in period:
+            raise IllegalOrder("ohw.turn", f"{period['name']} units have no formations")
+        if not state.options.get("square"):
+            raise IllegalOrder(rule, "the optional square is not in play (options.square)")
+        if unit.type not in period["square"]:
+            raise IllegalOrder(rule, f"only {' and '.join(period['square'])} may form square")
+        if order.formation == "square" and ohw_combat.after_split(state, period):
+            raise IllegalOrder(rule, f"from {period['year_split']} on the square is useless "
+                                     "and may not be formed")
+        if unit.acted or unit.reformed:
+            raise IllegalOrder(rule, f"{unit.id} changes formation only at the start of its turn")
+        if state.in_melee(unit.id):
+            raise IllegalOrder("ohw.melee.locked", f"{unit.id} is in melee")
+        if (unit.formation or "line") == order.formation:
+            raise IllegalOrder(rule, f"{unit.id} is already in {order.formation}")
 
     def _check_turn_to_face(self, state: GameState, unit: Unit, order: TurnToFaceOrder) -> None:
         engaged = state.engaged(unit.id)
         if order.enemy not in engaged:
-            raise IllegalOrder(
-                "ohw.melee.turn_to_face", f"{unit.id} is not in melee with {order.enemy}"
-            )
+            raise IllegalOrder("ohw.melee.turn_to_face", f"{unit.id} is not in melee with {order.enemy}")
         grid = state.grid
         aspects = {e: grid.aspect(unit.cell, unit.facing, state.units[e].cell) for e in engaged}
         if aspects[order.enemy] == "front":
             raise IllegalOrder("ohw.melee.turn_to_face", f"{unit.id} already faces {order.enemy}")
         front = [e for e in engaged if aspects[e] == "front"]
         if front:
-            raise IllegalOrder(
-                "ohw.melee.turn_to_face",
-                f"{unit.id} is also attacked from the front (by {front[0]}) and may not turn",
-            )
+            raise IllegalOrder("ohw.melee.turn_to_face", f"{unit.id} is also attacked from the "
+                                                         f"front (by {front[0]}) and may not turn")
+
+    def _check_barrage(self, state: GameState, order: BarrageOrder) -> None:
+        rule, n = "ohw.machine_age.barrage", state.barrage_targets
+        if len(set(order.targets)) != len(order.targets):
+            raise IllegalOrder(rule, "name each target once")
+        for target in order.targets:
+            unit = state.units.get(target)
+            if unit is None or unit.removed or unit.side != state.defender:
+                raise IllegalOrder(rule, f"{target!r} is not a unit of the defender ({state.defender})")
+        if len(order.targets) != n:
+            raise IllegalOrder(rule, f"the barrage strikes {n} unit{'s' * (n != 1)}: name {n}")
 
     # -- consequences ------------------------------------------------------------------------
-    def apply(self, ctx: Context, order: Order) -> None:
+    def apply(self, ctx: Context, order: Order) -> bool:
         if isinstance(order, MoveOrder):
             self._apply_move(ctx, order)
+        elif isinstance(order, RouteOrder):
+            self._apply_route(ctx, order)
         elif isinstance(order, ShootOrder):
             self._apply_shoot(ctx, order)
+        elif isinstance(order, FormationOrder):
+            unit = ctx.state.units[order.unit]
+            ctx.emit(model.FormationChanged, unit=unit.id, from_formation=unit.formation,
+                     to_formation=order.formation, rules=(f"ohw.{ctx.state.period}.square",))
+        elif isinstance(order, RolesOrder):
+            self._apply_roles(ctx, order)
+            return True
+        elif isinstance(order, BarrageOrder):
+            self._apply_barrage(ctx, order)
+            return True
         elif isinstance(order, TurnToFaceOrder):
             unit, enemy = ctx.state.units[order.unit], ctx.state.units[order.enemy]
             ctx.emit(model.UnitTurned, unit=unit.id, from_facing=unit.facing,
                      to_facing=ctx.state.grid.facing_to(unit.cell, enemy.cell),
                      rules=("ohw.melee.turn_to_face",))
+        return False
+
+    def _path_rules(self, state: GameState, unit: Unit, path: tuple, reach: Reach) -> list[str]:
+        """The rules a move's path applied: passing friends, restricted or crossed terrain, the
+        road bonus, features entered or moved within."""
+        p, terrain = state.period, self.table["terrain"]
+        features = self.mover(state, unit, False).features
+        rules = []
+        if any(state.unit_at(c) is not None for c in path[:-1]):
+            rules.append(f"ohw.{p}.interpenetration")
+        kinds = [state.terrain.get(c, "open") for c in path]
+        if any(k in self.period(state).get("entry", {}) for k in kinds):
+            rules.append(f"ohw.{p}.terrain")
+        if any(k in terrain["crossings"] for k in kinds):
+            rules.append("ohw.terrain.crossings")
+        if reach.road_bonus:
+            rules.append("ohw.terrain.road")
+        steps = list(zip((unit.cell, *path[:-1]), path))
+        if any(c in features and features.get(a) == features[c] for a, c in steps):
+            rules.append("ohw.terrain.feature")
+        last_from, last = steps[-1]
+        if last in features and features.get(last_from) != features[last]:
+            rules.append("ohw.terrain.stop")
+        return rules
 
     def _apply_move(self, ctx: Context, order: MoveOrder) -> None:
         s = ctx.state
@@ -210,156 +361,141 @@ class OneHourWargames:
         turn_rule = "ohw.attack" if attacking else "ohw.move.straight"
         final = order.end_facing or order.facing
         if order.distance == 0 and not attacking:  # a pivot in place
-            pivot_moves = bool(s.options["pivot_is_move"])
             ctx.emit(model.UnitTurned, unit=unit.id, from_facing=unit.facing, to_facing=final,
-                     used_move=pivot_moves, rules=(turn_rule, "ohw.move.pivot"))
+                     used_move=bool(s.options["pivot_is_move"]), rules=(turn_rule, "ohw.move.pivot"))
             return
         if order.facing != unit.facing:
             ctx.emit(model.UnitTurned, unit=unit.id, from_facing=unit.facing,
                      to_facing=order.facing, rules=(turn_rule,))
+        stopped = None
         if order.distance:
             reach = self._walk(s, unit, order.facing, order.distance, attacking)
+            stopped = reach.stopped_by
             path = tuple(c for c, _ in reach.cells)
             rules = ["ohw.move.once", "ohw.move.straight", f"ohw.{s.period}.move"]
-            period = self.period(s)
-            if any(s.unit_at(c) is not None for c in path[:-1]):
-                rules.append(f"ohw.{s.period}.interpenetration")
-            if any(s.scenario.terrain_at(c) in period.get("entry", {}) for c in path):
-                rules.append(f"ohw.{s.period}.terrain")
-            if reach.road_bonus:
-                rules.append("ohw.terrain.road")
-            if s.scenario.terrain_at(path[-1]) not in ("open", *self.table["terrain"]["no_stop"]):
-                rules.append("ohw.terrain.stop")
+            rules += self._path_rules(s, unit, path, reach)
             if attacking:
                 rules.append("ohw.attack")
             ctx.emit(model.UnitMoved, unit=unit.id, path=path, from_cell=unit.cell,
-                     to_cell=path[-1], road_bonus=reach.road_bonus, rules=tuple(rules))
+                     to_cell=path[-1], road_bonus=reach.road_bonus, stopped_by=stopped,
+                     rules=tuple(dict.fromkeys(rules)))
         if attacking:
             target = s.units[order.attack]
             aspect = s.grid.aspect(target.cell, target.facing, unit.cell)
-            rules = ("ohw.attack", "grid.adjacent") + (
-                ("ohw.melee.flank",) if aspect != "front" else ()
-            )
+            rules = ("ohw.attack", "grid.adjacent") + (("ohw.melee.flank",) if aspect != "front" else ())
             if s.options["attack_front_only"]:
                 rules += ("ohw.attack.front",)
+            period = self.period(s)
+            if "attackers" in period or unit.type in period.get("attack_unsupplied", ()):
+                rules += (f"ohw.{s.period}.attack",)
             ctx.emit(model.MeleeJoined, attacker=unit.id, defender=target.id, aspect=aspect,
                      rules=rules)
         elif final != order.facing:
             ctx.emit(model.UnitTurned, unit=unit.id, from_facing=order.facing, to_facing=final,
                      rules=("ohw.move.straight",))
 
-    def _hits(self, ctx: Context, attack: str, source: Unit, target: Unit, die: int,
-              modifier: int, doubled: bool, halvings: list[tuple[str, str]],
-              rules: list[str]) -> None:
+    def _apply_route(self, ctx: Context, order: RouteOrder) -> None:
         s = ctx.state
-        base = max(0, die + modifier)
-        value = base * 2 if doubled else base
-        hits = halve(value, len(halvings), s.options["halving"])
-        rules += [rule for _, rule in halvings]
-        if halvings:
-            rules.append("ohw.halving")
-        ctx.emit(model.HitsInflicted, attack=attack, source=source.id, target=target.id,
-                 die=die, modifier=modifier, base=base, doubled=doubled,
-                 halvings=tuple(name for name, _ in halvings), hits=hits,
-                 total=target.hits + hits, rules=tuple(dict.fromkeys(rules)))
+        unit = s.units[order.unit]
+        if not order.path:
+            ctx.emit(model.UnitTurned, unit=unit.id, from_facing=unit.facing, to_facing=order.facing,
+                     used_move=bool(s.options["pivot_is_move"]),
+                     rules=("ohw.move.free_turns", "ohw.move.pivot"))
+            return
+        start_facing = unit.facing
+        reach = follow(self.mover(s, unit, False), order.path)
+        path = tuple(c for c, _ in reach.cells)
+        rules = ["ohw.move.once", "ohw.move.free_turns", f"ohw.{s.period}.move"]
+        rules += self._path_rules(s, unit, path, reach)
+        ctx.emit(model.UnitMoved, unit=unit.id, path=path, from_cell=unit.cell, to_cell=path[-1],
+                 road_bonus=reach.road_bonus, stopped_by=reach.stopped_by,
+                 rules=tuple(dict.fromkeys(rules)))
+        if order.facing != start_facing:
+            ctx.emit(model.UnitTurned, unit=unit.id, from_facing=start_facing,
+                     to_facing=order.facing, rules=("ohw.move.free_turns",))
 
     def _apply_shoot(self, ctx: Context, order: ShootOrder) -> None:
         s, p = ctx.state, ctx.state.period
-        shooter, target = s.units[order.unit], s.units[order.target]
         period = self.period(s)
+        shooter, target = s.units[order.unit], s.units[order.target]
+        attack = ohw_combat.shooting(s, period, shooter, target)
+        adjacent = s.grid.distance(shooter.cell, target.cell) <= 1
+        rules = ["ohw.shoot.roll", "ohw.shoot.once", *attack.rules]
+        if self._arc_applies(s, shooter):
+            rules += ["ohw.shoot.arc", "grid.arc"]
+        elif period["all_round"] and s.terrain.get(shooter.cell, "open") in period["all_round"]:
+            rules.append(f"ohw.{p}.all_round")
+        rules += ["grid.distance", "ohw.shoot.adjacent" if adjacent else "grid.shooting"]
+        if shooter.moved:
+            rules.append(f"ohw.{p}.move_shoot")
+        if s.in_melee(shooter.id):
+            rules.append("ohw.melee.no_shooting")
+        if "spotting" in period:
+            rules.append(f"ohw.{p}.spotting")
+            if self._spotter(s, shooter, target) != shooter.id:
+                rules.append(f"ohw.{p}.indirect")
+        elif s.options.get("line_of_sight"):
+            rules.append("grid.los")
         die = ctx.roll("shooting", "ohw.shoot.roll", shooter.id)
-        halvings = []
-        if s.scenario.terrain_at(target.cell) in period["cover"]:
-            halvings.append(("cover", f"ohw.{p}.cover"))
-        if self.row(s, target)["armour"]:
-            halvings.append(("armour", f"ohw.{p}.armour"))
-        self._hits(ctx, "shooting", shooter, target, die, self.row(s, shooter)["shoot_modifier"],
-                   False, halvings, ["ohw.shoot.roll", "ohw.shoot.once", f"ohw.{p}.shooting",
-                                     "ohw.shoot.arc", "grid.arc", "grid.distance", "grid.shooting"])
+        ohw_phases.emit_hits(ctx, "shooting", shooter, target, die, attack, rules)
+        if shooter.type in period.get("ammo", ()):
+            ammo = ctx.roll("ammunition", f"ohw.{p}.ammo", shooter.id)
+            if ammo in period["ammo_out"]:
+                ctx.emit(model.OutOfAmmo, unit=shooter.id, rules=(f"ohw.{p}.ammo",))
 
-    # -- automatic phases ----------------------------------------------------------------------
-    def resolve_phase(self, ctx: Context) -> None:
-        if ctx.state.phase == "melee":
-            self._resolve_melee(ctx)
-        elif ctx.state.phase == "removal":
-            self._resolve_removal(ctx)
-
-    def melee_target(self, state: GameState, unit: Unit) -> tuple[Unit | None, bool]:
-        """ohw.melee.target: the enemy this unit fights, and whether it had to choose."""
-        limit = state.options["hits_to_remove"]
-        engaged = [state.units[e] for e in state.engaged(unit.id)]
-        live = [e for e in engaged if e.hits < limit]
-        if not live:
-            return None, False
-        chose = len(engaged) > 1
-        for e in live:
-            if e.id == unit.attacked:
-                return e, chose
-        for e in live:
-            if state.grid.aspect(unit.cell, unit.facing, e.cell) == "front":
-                return e, chose
-        return live[0], chose
-
-    def _resolve_melee(self, ctx: Context) -> None:
-        s, p = ctx.state, ctx.state.period
-        for unit in s.alive(s.side):
-            target, chose = self.melee_target(s, unit)
-            if target is None:
-                continue
-            die = ctx.roll("melee", "ohw.melee.own_turn", unit.id)
-            rules = ["ohw.melee.own_turn", f"ohw.{p}.melee"]
-            if chose:
-                rules.append("ohw.melee.target")
-            doubled = s.grid.aspect(target.cell, target.facing, unit.cell) != "front"
-            if doubled:
-                rules.append("ohw.melee.flank")
-            halvings = []
-            if s.scenario.terrain_at(target.cell) in self.period(s)["defensive"]:
-                halvings.append(("defensive position", f"ohw.{p}.defensive"))
-            if self.row(s, target)["armour"]:
-                halvings.append(("armour", f"ohw.{p}.armour"))
-            self._hits(ctx, "melee", unit, target, die, self.row(s, unit)["melee_modifier"],
-                       doubled, halvings, rules)
-
-    def _resolve_removal(self, ctx: Context) -> None:
+    def _apply_roles(self, ctx: Context, order: RolesOrder) -> None:
         s = ctx.state
-        limit = s.options["hits_to_remove"]
-        for unit in s.alive():
-            if unit.hits >= limit:
-                ctx.emit(model.UnitRemoved, unit=unit.id, hits=unit.hits, rules=("ohw.removal",))
-        left = {side: len(s.alive(side)) for side in ("red", "blue")}
-        if left["red"] and left["blue"]:
-            return
-        winner = "red" if left["red"] else "blue" if left["blue"] else None
-        loser = other_side(winner) if winner else "both sides"
-        ctx.emit(model.GameEnded, winner=winner, reason=f"{loser} has no units left",
-                 rules=("ohw.victory",))
+        open_ground = ("open", *self.table["terrain"]["never_stops"])
+        trenches = tuple(u.cell for u in s.alive(order.defender)
+                         if s.terrain.get(u.cell, "open") in open_ground)
+        ctx.emit(model.RolesChosen, attacker=other_side(order.defender), defender=order.defender,
+                 trenches=trenches, rules=("ohw.machine_age.trenches",))
+
+    def _apply_barrage(self, ctx: Context, order: BarrageOrder) -> None:
+        s = ctx.state
+        for target_id in order.targets:
+            target = s.units[target_id]
+            attack = ohw_combat.Attack(0, False, ohw_combat.halvings(
+                s, self.period(s), "barrage", None, target), ())
+            die = ctx.roll("barrage", "ohw.machine_age.barrage", target_id)
+            ohw_phases.emit_hits(ctx, "barrage", None, target, die, attack,
+                                 ["ohw.machine_age.barrage"])
+
+    # -- phases that play themselves -------------------------------------------------------------
+    def begin_phase(self, ctx: Context) -> None:
+        if ctx.state.phase == "roles":
+            ohw_phases.roll_off(ctx, "ohw.machine_age.trenches")
+        elif ctx.state.phase == "barrage":
+            ohw_phases.plan_barrage(ctx)
+
+    def resolve_phase(self, ctx: Context) -> None:
+        phase, period, terrain = ctx.state.phase, self.period(ctx.state), self.table["terrain"]
+        if phase == "melee":
+            ohw_phases.resolve_melee(ctx, period, terrain)
+        elif phase == "removal":
+            ohw_phases.resolve_removal(ctx)
+        elif phase == "spotting":
+            ohw_phases.spot(ctx, period, terrain)
+        elif phase == "armies":
+            ohw_phases.roll_armies(ctx)
 
     def end_of_game(self, ctx: Context) -> None:
-        s = ctx.state
-        held = {"red": 0, "blue": 0}
-        for cell in s.scenario.victory.objectives:
-            unit = s.unit_at(tuple(cell))
-            if unit is not None:
-                held[unit.side] += 1
-        removed = {side: sum(1 for u in s.units.values() if u.removed and u.side != side)
-                   for side in ("red", "blue")}
-        turns = s.scenario.victory.turn_limit
-        if held["red"] != held["blue"]:
-            winner = "red" if held["red"] > held["blue"] else "blue"
-            reason = f"after {turns} turns {winner} holds more objectives"
-        elif removed["red"] != removed["blue"]:
-            winner = "red" if removed["red"] > removed["blue"] else "blue"
-            reason = f"after {turns} turns objectives are even; {winner} removed more enemy units"
-        else:
-            winner, reason = None, f"after {turns} turns: a draw"
-        ctx.emit(model.GameEnded, winner=winner, reason=reason, objectives=held,
-                 rules=("ohw.victory",), phase=None, side=None)
+        ohw_phases.end_of_game(ctx)
+
+    def melee_target(self, state: GameState, unit: Unit) -> tuple[Unit | None, bool]:
+        return ohw_phases.melee_target(
+            state, unit, attacker_only=self.period(state).get("melee_rolls") == "attacker")
 
     # -- every legal order -------------------------------------------------------------------
     def legal_orders(self, state: GameState, unit: str | None = None) -> list[Order]:
         if state.ended or state.phase in self.automatic_phases or state.phase is None:
             return []
+        if state.phase == "roles":
+            return [] if unit else [RolesOrder(defender="red"), RolesOrder(defender="blue")]
+        if state.phase == "barrage":
+            targets = [u.id for u in state.alive(state.defender)]
+            return [] if unit else [BarrageOrder(targets=c) for c in
+                                    combinations(targets, state.barrage_targets or 0)]
         units = [state.units[unit]] if unit is not None else state.alive(state.side)
         orders: list[Order] = []
         for u in units:
@@ -368,32 +504,47 @@ class OneHourWargames:
             if state.phase == "movement":
                 orders += self._legal_moves(state, u)
             elif state.phase == "shooting":
-                orders += self._legal_shots(state, u)
+                orders += self._legal(state, u, [ShootOrder(unit=u.id, target=e.id)
+                                                 for e in state.alive(other_side(u.side))])
         if unit is None:
             orders.append(EndPhaseOrder())
         return orders
 
+    def _legal(self, state: GameState, u: Unit, candidates: list[Order]) -> list[Order]:
+        out = []
+        for order in candidates:
+            try:
+                self.check(state, order)
+            except IllegalOrder:
+                continue
+            out.append(order)
+        return out
+
     def _legal_moves(self, state: GameState, u: Unit) -> list[Order]:
-        grid, out = state.grid, []
+        grid = state.grid
+        out = self._legal(state, u, [FormationOrder(unit=u.id, formation=f)
+                                     for f in ("square", "line")]) if "square" in self.period(state) else []
         if state.in_melee(u.id):
-            for e in state.engaged(u.id):
-                try:
-                    self._check_turn_to_face(state, u, TurnToFaceOrder(unit=u.id, enemy=e))
-                except IllegalOrder:
-                    continue
-                out.append(TurnToFaceOrder(unit=u.id, enemy=e))
-            return out
-        if u.acted:
+            return out + self._legal(state, u, [TurnToFaceOrder(unit=u.id, enemy=e)
+                                                for e in state.engaged(u.id)])
+        if u.acted or u.formation == "square":
             return out
         move = self.row(state, u)["move"]
+        if self.period(state)["turning"] == "free":
+            out += [RouteOrder(unit=u.id, facing=f) for f in grid.facings if f != u.facing]
+            for _, path in routes(self.mover(state, u, False)):
+                out += [RouteOrder(unit=u.id, path=path, facing=f) for f in grid.facings]
+            return out
         for f in grid.facings:
             if f != u.facing:
                 out.append(MoveOrder(unit=u.id, facing=f, distance=0))
             reach = self._walk(state, u, f, move + 1, False)
             for d, (_, can_end) in enumerate(reach.cells, 1):
-                if can_end:
+                if can_end:  # a walk cut short by a feature ends there: each result once
                     out += [MoveOrder(unit=u.id, facing=f, distance=d,
                                       end_facing=None if ef == f else ef) for ef in grid.facings]
+        if "melee" not in self.period(state)["phases"]:
+            return out
         for f in grid.facings:
             if turn_angle(state, u.facing, f) > 90 + 1e-6:
                 continue
@@ -401,7 +552,8 @@ class OneHourWargames:
             stops = [(0, u.cell)] + [(d, c) for d, (c, ok) in enumerate(reach.cells, 1) if ok]
             for d, cell in stops:
                 for enemy in self._contacts(state, u, cell, f):
-                    out.append(MoveOrder(unit=u.id, facing=f, distance=d, attack=enemy.id))
+                    out += self._legal(state, u, [MoveOrder(unit=u.id, facing=f, distance=d,
+                                                            attack=enemy.id)])
         return out
 
     def _contacts(self, state: GameState, u: Unit, cell, facing: str) -> list[Unit]:
@@ -409,16 +561,3 @@ class OneHourWargames:
             ahead = state.unit_at(state.grid.step(cell, facing))
             return [ahead] if ahead is not None and ahead.side != u.side else []
         return [e for e in state.alive() if e.side != u.side and state.grid.distance(cell, e.cell) == 1]
-
-    def _legal_shots(self, state: GameState, u: Unit) -> list[Order]:
-        out = []
-        for enemy in state.alive():
-            if enemy.side == u.side:
-                continue
-            order = ShootOrder(unit=u.id, target=enemy.id)
-            try:
-                self._check_shoot(state, u, order)
-            except IllegalOrder:
-                continue
-            out.append(order)
-        return out

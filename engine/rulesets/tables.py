@@ -106,12 +106,30 @@ def _check_option(name: str, spec: Mapping[str, Any], value: Any) -> str | None:
     raise ValueError(f"option {name!r} has an unknown type {kind!r} in the table")
 
 
-def resolve_options(system: str, given: Mapping[str, Any], *, source: str) -> dict[str, Any]:
-    """Validate a scenario's ``[options]`` and return every option of ``system``, defaults filled
-    in, keys sorted. Raises :class:`OptionError` naming the first bad option."""
-    specs = load_table(system).get("options", {})
+def option_specs(system: str, period: str) -> dict[str, Mapping[str, Any]]:
+    """The options that mean something in ``period`` (an option may be limited to some periods),
+    with that period's default in ``default``."""
+    out = {}
+    for name, spec in load_table(system).get("options", {}).items():
+        if "periods" in spec and period not in spec["periods"]:
+            continue
+        default = spec.get("period_default", {}).get(period, spec["default"])
+        out[name] = MappingProxyType({**spec, "default": default})
+    return out
+
+
+def resolve_options(system: str, period: str, given: Mapping[str, Any], *,
+                    source: str) -> dict[str, Any]:
+    """Validate a scenario's ``[options]`` and return every option of ``system`` that applies to
+    ``period``, defaults filled in, keys sorted. Raises :class:`OptionError` naming the first
+    bad option."""
+    every = load_table(system).get("options", {})
+    specs = option_specs(system, period)
     resolved = {name: spec["default"] for name, spec in specs.items()}
     for name, value in given.items():
+        if name in every and name not in specs:
+            where = ", ".join(every[name]["periods"])
+            raise OptionError(name, f"applies only to {where}, not {period}", source=source)
         if name not in specs:
             known = ", ".join(sorted(specs)) or "none"
             raise OptionError(name, f"unknown option; known options: {known}", source=source)

@@ -31,3 +31,30 @@ def test_the_quick_start_is_exactly_two_commands_that_exist():
     assert lines == ["./dev dashboard", "./dev test"]
     assert (ROOT / "dev").stat().st_mode & 0o111
     assert "./dev test" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_the_rules_reference_is_generated_from_the_catalogue():
+    """docs/rules.md is what `warlog rules --markdown` prints: regenerate it after changing the
+    catalogue or the tables (`warlog rules --markdown > docs/rules.md`)."""
+    from warlog.engine.rules import catalogue
+    from warlog.engine.rules_doc import markdown
+
+    text = (ROOT / "docs" / "rules.md").read_text("utf-8")
+    assert text == markdown(), "docs/rules.md is stale: run warlog rules --markdown > docs/rules.md"
+    assert all(f"`{rule}`" in text for rule in catalogue())
+
+
+def test_the_repository_stands_alone():
+    """Users never see the founding notes or the source files they were digested from: nothing
+    the project ships points at them."""
+    names = ["RULES" + ".md", "DESIGN" + ".md", "seeds" + "/", "../" + "shared"]
+    skip = {".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis"}
+    offenders = []
+    for path in ROOT.rglob("*"):
+        if any(part in skip for part in path.parts) or not path.is_file():
+            continue
+        if path.suffix not in (".py", ".md", ".toml", ".txt", ".cfg", ".sh", "") or path.stat().st_size > 2_000_000:
+            continue
+        text = path.read_text("utf-8", errors="replace")
+        offenders += [f"{path.relative_to(ROOT)}: {n}" for n in names if n in text]
+    assert not offenders, offenders

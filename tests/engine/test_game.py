@@ -41,12 +41,33 @@ def test_cavalry_may_not_enter_woods():
 
 
 def test_skirmishers_enter_woods_and_stop_there():
+    """Ordered further, the move ends where the wood stops it, and the event says why."""
     g = new_game([("s", "red", "Skirmishers", (1, 1), "E"), ("x", "blue", "Infantry", (7, 5), "W")],
                  terrain={"woods": [[2, 1]]})
-    refused(g, MoveOrder(unit="s", facing="E", distance=2), "ohw.terrain.stop")
-    events = g.play(MoveOrder(unit="s", facing="E", distance=1))
-    assert events[-1]["kind"] == "unit_moved"
-    assert "ohw.terrain.stop" in events[-1]["rules"] and "ohw.ancients.terrain" in events[-1]["rules"]
+    events = g.play(MoveOrder(unit="s", facing="E", distance=3))
+    moved = events[-1]
+    assert moved["kind"] == "unit_moved" and moved["to_cell"] == [2, 1]
+    assert moved["stopped_by"] == "ohw.terrain.stop"
+    assert "ohw.terrain.stop" in moved["rules"] and "ohw.ancients.terrain" in moved["rules"]
+
+
+def test_an_attack_cut_short_by_a_feature_is_refused():
+    g = new_game([("c", "red", "Cavalry", (0, 1), "E"), ("x", "blue", "Infantry", (3, 1), "W")],
+                 terrain={"hill": [[1, 1]]})
+    refused(g, MoveOrder(unit="c", facing="E", distance=2, attack="x"), "ohw.terrain.stop")
+
+
+def test_moving_within_one_wood_is_not_entering_it_again():
+    """ohw.terrain.feature: the default reads a feature as an area, the option as single cells."""
+    units = [("s", "red", "Skirmishers", (1, 1), "E"), ("x", "blue", "Infantry", (7, 5), "W")]
+    wood = {"woods": [[1, 1], [2, 1], [3, 1], [4, 1]]}
+    g = new_game(units, terrain=wood)
+    moved = g.play(MoveOrder(unit="s", facing="E", distance=3))[-1]
+    assert moved["to_cell"] == [4, 1] and moved["stopped_by"] is None
+    assert "ohw.terrain.feature" in moved["rules"]
+    g = new_game(units, terrain=wood, options={"terrain_feature": "cell"})
+    moved = g.play(MoveOrder(unit="s", facing="E", distance=3))[-1]
+    assert moved["to_cell"] == [2, 1] and moved["stopped_by"] == "ohw.terrain.stop"
 
 
 def test_no_move_through_a_marsh_or_across_a_river():

@@ -23,7 +23,8 @@ from golden.golden_runner import (
     read_event_lines,
 )
 from warlog.engine.fold import replay
-from warlog.engine.rules import rules_for
+from warlog.engine.rules import catalogue
+from warlog.engine.rulesets.tables import periods
 from warlog.engine.verify import verify
 
 PATHS = case_paths()
@@ -66,20 +67,33 @@ def test_golden_log_folds_and_verifies(path):
     assert report.ok, report.mismatch
 
 
-def test_golden_cases_cover_every_ancients_rule():
+def _cited(paths) -> set[str]:
     cited: set[str] = set()
-    for path in PATHS:
+    for path in paths:
         case = load_case(path)
         for line in read_event_lines(case):
             cited.update(orjson.loads(line)["rules"])
         cited.update(step.illegal for step in case.steps if step.illegal)
-    wanted = [r.id for r in rules_for("ohw", "ancients")]
+    return cited
+
+
+@pytest.mark.parametrize("period", periods("ohw"))
+def test_golden_games_of_each_period_cite_all_its_own_rules(period):
+    """A period's own rules (ohw.<period>.*) are each cited by a golden game of that period."""
+    cited = _cited(p for p in PATHS if load_case(p).scenario["period"] == period)
+    wanted = [r.id for r in catalogue().values() if r.id.startswith(f"ohw.{period}.")]
     missing = [rule for rule in wanted if rule not in cited]
+    assert wanted and not missing, f"no {period} golden game cites: {', '.join(missing)}"
+
+
+def test_every_catalogue_rule_has_a_golden_game():
+    cited = _cited(PATHS)
+    missing = [rule for rule in catalogue() if rule not in cited]
     assert not missing, f"no golden game cites: {', '.join(missing)}"
 
 
 def test_case_rules_are_catalogue_ids():
-    known = {r.id for r in rules_for("ohw", "ancients")}
+    known = set(catalogue())
     for path in PATHS:
         case = load_case(path)
         named = set(case.rules) | {s.illegal for s in case.steps if s.illegal}

@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from warlog.engine.geometry import GRID_KINDS
-from warlog.engine.rulesets.tables import load_table, unit_types
+from warlog.engine.rulesets.tables import load_table, option_specs, unit_types
 from warlog.engine.scenario import (
     ScenarioError,
     bundled_scenarios,
@@ -117,7 +117,7 @@ def test_base_loads(tmp_path):
 
 def test_options_hold_every_option_with_defaults(tmp_path):
     scenario = load_scenario(write(tmp_path, BASE))
-    specs = load_table("ohw")["options"]
+    specs = option_specs("ohw", "ancients")
     assert list(scenario.options) == sorted(specs)
     assert scenario.options["hits_to_remove"] == 12
     assert scenario.options["halving"] == specs["halving"]["default"]

@@ -7,6 +7,7 @@ import pytest
 from warlog.engine.rulesets.tables import (
     OptionError,
     load_table,
+    option_specs,
     periods,
     resolve_options,
     systems,
@@ -48,24 +49,38 @@ def test_table_is_cached_and_deep_frozen():
 
 
 def test_resolve_options_fills_every_default_sorted():
-    specs = load_table("ohw")["options"]
-    resolved = resolve_options("ohw", {}, source="t")
+    specs = option_specs("ohw", "ancients")
+    resolved = resolve_options("ohw", "ancients", {}, source="t")
     assert resolved == {name: spec["default"] for name, spec in specs.items()}
     assert list(resolved) == sorted(specs)
     assert resolved["hits_to_remove"] == 10
 
 
+def test_options_belong_to_the_periods_they_name():
+    """The optional square is Horse & Musket's; line of sight defaults on only in WWII."""
+    assert "square" in resolve_options("ohw", "horse_and_musket", {}, source="t")
+    assert "square" not in resolve_options("ohw", "ancients", {}, source="t")
+    assert "attack_front_only" not in resolve_options("ohw", "ww2", {}, source="t")
+    assert resolve_options("ohw", "ww2", {}, source="t")["line_of_sight"] is True
+    assert resolve_options("ohw", "medieval", {}, source="t")["line_of_sight"] is False
+    with pytest.raises(OptionError, match="applies only to horse_and_musket, not ancients"):
+        resolve_options("ohw", "ancients", {"square": True}, source="t")
+    with pytest.raises(OptionError, match="applies only to machine_age, not ww2"):
+        resolve_options("ohw", "ww2", {"tanks": True}, source="t")
+
+
 def test_resolve_options_keeps_given_values():
-    resolved = resolve_options("ohw", {"hits_to_remove": 15, "halving": "once"}, source="t")
+    resolved = resolve_options("ohw", "ancients", {"hits_to_remove": 15, "halving": "once"},
+                               source="t")
     assert resolved["hits_to_remove"] == 15
     assert resolved["halving"] == "once"
     assert resolved["pivot_is_move"] is True
 
 
 def test_every_default_satisfies_its_own_spec():
-    specs = load_table("ohw")["options"]
-    defaults = {name: spec["default"] for name, spec in specs.items()}
-    assert resolve_options("ohw", defaults, source="t") == defaults
+    for period in periods("ohw"):
+        defaults = {name: spec["default"] for name, spec in option_specs("ohw", period).items()}
+        assert resolve_options("ohw", period, defaults, source="t") == defaults
 
 
 @pytest.mark.parametrize(
@@ -84,7 +99,7 @@ def test_every_default_satisfies_its_own_spec():
 )
 def test_resolve_options_rejects(given, option, phrase):
     with pytest.raises(OptionError) as caught:
-        resolve_options("ohw", given, source="my.toml")
+        resolve_options("ohw", "ancients", given, source="my.toml")
     assert caught.value.option == option
     assert phrase in caught.value.problem
     assert str(caught.value).startswith(f"my.toml: options.{option}: ")

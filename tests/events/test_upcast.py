@@ -3,16 +3,52 @@ a newer warlog are refused with a message, not misread."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import orjson
 import pytest
 
 import warlog.events.upcast as upcast_module
 from warlog.events.model import EventError, parse_event
+from warlog.engine.fold import replay
+from warlog.engine.verify import verify
+from warlog.events.model import SCHEMA_VERSION
+from warlog.events.replay_file import read_replay, validate_replay
 from warlog.events.upcast import UpcastError, upcast
 
 
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
 def test_current_events_pass_unchanged():
-    event = {"kind": "phase_started", "game": "g", "seq": 2, "turn": 1, "v": 1}
+    event = {"kind": "phase_started", "game": "g", "seq": 2, "turn": 1, "v": SCHEMA_VERSION}
     assert upcast(event) is event
+
+
+def test_a_version_1_move_gains_stopped_by_and_a_game_its_newer_options():
+    move = {"kind": "unit_moved", "game": "g", "seq": 5, "turn": 1, "v": 1, "unit": "u",
+            "path": [[1, 1]], "from_cell": [0, 1], "to_cell": [1, 1]}
+    assert upcast(move) == {**move, "v": 2, "stopped_by": None}
+    first = {"kind": "game_started", "v": 1, "rule_system": "ohw", "options": {"halving": "once"}}
+    options = upcast(first)["options"]
+    assert options["halving"] == "once"  # what the game said stays
+    assert options["terrain_feature"] == "cell"  # how version 1 read a terrain feature
+    assert list(options) == sorted(options)
+
+
+def test_a_version_1_replay_file_written_by_an_older_warlog_still_loads_folds_and_verifies():
+    """tests/events/fixtures/v1-ancients-melee.jsonl was written before schema 2 (seven periods)
+    and is kept as it is forever: it must keep loading, folding (with its own state checksums)
+    and re-deriving under the current rules."""
+    path = FIXTURES / "v1-ancients-melee.jsonl"
+    raw = [orjson.loads(line) for line in path.read_bytes().splitlines()[1:-1]]
+    assert {e["v"] for e in raw} == {1}
+    events = validate_replay(read_replay(path), path)
+    assert {e["v"] for e in events} == {SCHEMA_VERSION}
+    state = replay(events)  # checksums checked
+    assert sum(u.hits for u in state.units.values()) > 0
+    report = verify(events)
+    assert report.ok, report.mismatch
 
 
 def test_a_newer_schema_is_refused_with_advice():

@@ -27,7 +27,7 @@ A golden case is one TOML file in this folder (``<case>.toml``)::
     removed = false
 
 and ``<case>.events.jsonl``: the exact events the case produces, one canonical JSON object per
-line, written by ``regen.py``. The expectations are worked out by hand from RULES.md; the events
+line, written by ``regen.py``. The expectations are worked out by hand from the rules; the events
 file pins every byte the engine writes so that any change of the rules shows up.
 
 This module is shared by ``regen.py`` and ``tests/engine/test_golden.py``.
@@ -50,10 +50,11 @@ from warlog.events.model import parse_order
 
 GOLDEN_DIR = Path(__file__).resolve().parent
 
-_CASE_KEYS = {"name", "why", "rules", "known_bug", "scenario", "steps", "expect"}
+_CASE_KEYS = {"name", "why", "rules", "known_bug", "scenario", "steps", "expect", "opening_dice"}
 _STEP_KEYS = {"order", "dice", "illegal"}
-_EXPECT_KEYS = {"units", "ended", "winner", "melees"}
-_UNIT_KEYS = {"id", "cell", "facing", "hits", "removed"}
+_EXPECT_KEYS = {"units", "ended", "winner", "melees", "defender", "trenches", "spotted"}
+_UNIT_KEYS = {"id", "cell", "facing", "hits", "removed", "out_of_ammo", "formation"}
+_UNIT_VALUES = ("cell", "facing", "hits", "removed", "out_of_ammo", "formation")
 
 
 class GoldenError(AssertionError):
@@ -78,6 +79,7 @@ class Case:
     steps: list[Step]
     expect: dict[str, Any] = field(default_factory=dict)
     known_bug: str | None = None
+    opening_dice: tuple[int, ...] = ()
 
     @property
     def events_path(self) -> Path:
@@ -119,7 +121,8 @@ def load_case(path: Path) -> Case:
         _need("id" in unit and len(unit) > 1, path, f"expect.units[{i}]: needs id and a value")
     return Case(stem=path.stem, path=path, name=data["name"], why=data["why"],
                 rules=list(data["rules"]), scenario=dict(data["scenario"]), steps=steps,
-                expect=expect, known_bug=data.get("known_bug"))
+                expect=expect, known_bug=data.get("known_bug"),
+                opening_dice=tuple(data.get("opening_dice", ())))
 
 
 def scenario_of(case: Case) -> Scenario:
@@ -141,7 +144,10 @@ def play(case: Case, *, tolerate: bool = False) -> tuple[Game, list[str]]:
     wrongly accepted illegal order is undone (the game rebuilt from the events before it), so the
     log holds what the rules say should happen, and play goes on.
     """
-    game = Game(start(case.stem, scenario_of(case), dice="manual"))
+    game = Game(start(case.stem, scenario_of(case), dice="manual", opening_dice=case.opening_dice))
+    if game.state.dice_rolled != len(case.opening_dice):
+        raise GoldenError(f"{case.path.name}: the opening used {game.state.dice_rolled} of the "
+                          f"opening dice {list(case.opening_dice)}")
     deviations: list[str] = []
 
     def deviate(text: str) -> None:
@@ -211,8 +217,9 @@ def check_expect(case: Case, game: Game) -> list[str]:
             problems.append(f"no unit {want['id']!r}")
             continue
         got = {"cell": list(unit.cell), "facing": unit.facing, "hits": unit.hits,
-               "removed": unit.removed}
-        for key in ("cell", "facing", "hits", "removed"):
+               "removed": unit.removed, "out_of_ammo": unit.out_of_ammo,
+               "formation": unit.formation}
+        for key in _UNIT_VALUES:
             if key not in want:
                 continue
             value = list(want[key]) if key == "cell" else want[key]
@@ -224,8 +231,12 @@ def check_expect(case: Case, game: Game) -> list[str]:
         got = state.winner or ("draw" if state.ended else None)
         if got != case.expect["winner"]:
             problems.append(f"winner: expected {case.expect['winner']!r}, got {got!r}")
-    if "melees" in case.expect:
-        got = [list(m) for m in state.melees]
-        if got != [list(m) for m in case.expect["melees"]]:
-            problems.append(f"melees: expected {case.expect['melees']}, got {got}")
+    for key, got in (("melees", state.melees), ("spotted", state.spotted),
+                     ("trenches", state.trenches)):
+        if key in case.expect:
+            got = [list(m) for m in got]
+            if got != [list(m) for m in case.expect[key]]:
+                problems.append(f"{key}: expected {case.expect[key]}, got {got}")
+    if "defender" in case.expect and state.defender != case.expect["defender"]:
+        problems.append(f"defender: expected {case.expect['defender']!r}, got {state.defender!r}")
     return problems

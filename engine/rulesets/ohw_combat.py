@@ -1,0 +1,127 @@
+"""One Hour Wargames combat arithmetic: die + modifier, doubling, the period's halvings.
+
+Everything here is a pure function of the position and the period's table, so the referee,
+the bots and the odds all read one account of what an attack is worth. A halving is data
+(``[[periods.<p>.halvings]]`` in ohw.toml): its name, its rule, the attacks it applies to and
+the conditions it needs (the target's terrain or type, the attacker's type, whether the target is
+defending, in a trench, or the battle is before the period's ``year_split``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from warlog.engine.state import GameState, Unit
+
+
+def halve(value: int, times: int, mode: str) -> int:
+    """ohw.halving: divide by 2 rounding up, once per reason (``each``) or at most once."""
+    if mode == "once":
+        times = min(times, 1)
+    for _ in range(times):
+        value = math.ceil(value / 2)
+    return value
+
+
+def after_split(state: GameState, period: Mapping[str, Any]) -> bool:
+    """Whether the battle's year is on or after the period's ``year_split`` (1860 rules)."""
+    split = period.get("year_split")
+    return split is not None and (state.scenario.year or 0) >= split
+
+
+def unit_row(state: GameState, period: Mapping[str, Any], unit_type: str) -> dict[str, Any]:
+    """A unit type's table row, with its ``after`` values when the year is past the split."""
+    row = dict(period["units"][unit_type])
+    if "after" in row and after_split(state, period):
+        row.update(row["after"])
+    return row
+
+
+@dataclass(frozen=True)
+class Attack:
+    """What an attack is worth before the die: the modifier, whether hits are doubled, and the
+    halvings (name, rule) that apply, plus the rules behind the modifier."""
+
+    modifier: int
+    doubled: bool
+    halvings: tuple[tuple[str, str], ...]
+    rules: tuple[str, ...]
+
+    def hits(self, die: int, mode: str) -> tuple[int, int]:
+        """(base, hits) for a die: base = die + modifier (never below 0), then doubling, then
+        each halving."""
+        base = max(0, die + self.modifier)
+        value = base * 2 if self.doubled else base
+        return base, halve(value, len(self.halvings), mode)
+
+    def expected(self, mode: str) -> float:
+        """The mean hits over the six faces of the die (exact, not sampled)."""
+        return sum(self.hits(face, mode)[1] for face in range(1, 7)) / 6
+
+
+def halvings(state: GameState, period: Mapping[str, Any], attack: str, source: Unit | None,
+             target: Unit, *, defending: bool = False) -> tuple[tuple[str, str], ...]:
+    """The period's halvings that protect ``target`` from this attack, in table order."""
+    terrain = state.terrain.get(target.cell, "open")
+    early = not after_split(state, period)
+    out = []
+    for h in period.get("halvings", ()):
+        if attack not in h["attacks"]:
+            continue
+        if "terrain" in h and terrain not in h["terrain"]:
+            continue
+        if "targets" in h and target.type not in h["targets"]:
+            continue
+        if "sources" in h and (source is None or source.type not in h["sources"]):
+            continue
+        if "sources_except" in h and source is not None and source.type in h["sources_except"]:
+            continue
+        if h.get("defending") and not defending:
+            continue
+        if h.get("trench") and not (target.side == state.defender and target.cell in state.trenches):
+            continue
+        if h.get("before_year") and not early:
+            continue
+        out.append((h["name"], h["rule"]))
+    return tuple(out)
+
+
+def shooting(state: GameState, period: Mapping[str, Any], shooter: Unit, target: Unit) -> Attack:
+    row = unit_row(state, period, shooter.type)
+    modifier = row["shoot_modifier"] + row.get("shoot_vs", {}).get(target.type, 0)
+    rules = [f"ohw.{state.period}.shooting", *_year_rules(state, period, row, "shoot_modifier"),
+             *_option_rules(state, period, shooter, target)]
+    return Attack(modifier, False, halvings(state, period, "shooting", shooter, target),
+                  tuple(rules))
+
+
+def _year_rules(state: GameState, period: Mapping[str, Any], row: Mapping[str, Any],
+                key: str) -> list[str]:
+    """The rules behind a value that depends on the battle's year (rifles after 1860, ...)."""
+    if "after" not in row or key not in row["after"]:
+        return []
+    p = state.period
+    return [f"ohw.{p}.year"] + ([f"ohw.{p}.rifles"] if key == "shoot_modifier"
+                                 and after_split(state, period) else [])
+
+
+def _option_rules(state: GameState, period: Mapping[str, Any], *units: Unit) -> list[str]:
+    """The optional rule that brought a unit type into play (Machine Age tanks)."""
+    return list(dict.fromkeys(f"ohw.{state.period}.{period['units'][u.type]['option']}"
+                              for u in units if "option" in period["units"][u.type]))
+
+
+def melee(state: GameState, period: Mapping[str, Any], attacker: Unit, target: Unit) -> Attack:
+    """``attacker`` is the unit rolling (the phasing one); the target is defending when it is the
+    one that was attacked in this melee."""
+    row = unit_row(state, period, attacker.type)
+    doubled = state.grid.aspect(target.cell, target.facing, attacker.cell) != "front"
+    defending = (attacker.id, target.id) in state.melees
+    rules = [f"ohw.{state.period}.melee", *_year_rules(state, period, row, "melee_modifier")]
+    rules += ["ohw.melee.flank"] if doubled else []
+    return Attack(row.get("melee_modifier", 0), doubled,
+                  halvings(state, period, "melee", attacker, target, defending=defending),
+                  tuple(rules))

@@ -1,0 +1,189 @@
+"""One Hour Wargames phases that play themselves: rolled armies, the roll-off and barrage before
+the first turn, spotting (WWII), melee, removal, and the end of the game.
+
+Each function writes its consequences through the Context, so every die is a dice event and
+every result cites its rules; the referee (ohw.py) only routes phases here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from warlog.engine.flow import Context
+from warlog.engine.rulesets import ohw_combat
+from warlog.engine.rulesets.ohw_army import army_types, classes_for, unit_ids
+from warlog.engine.state import GameState, Unit, other_side
+from warlog.events import model
+from warlog.events.model import ArmyUnit
+
+
+def roll_armies(ctx: Context) -> None:
+    """ohw.army: each side with a rolled army rolls a d6 on the table for its size."""
+    s = ctx.state
+    for side in ("red", "blue"):
+        spec = s.scenario.armies.get(side)
+        if spec is None:
+            continue
+        roll = ctx.roll(f"army ({spec.units} units)", "ohw.army")
+        types = army_types(s.period, spec.units, roll, s.options)
+        units = tuple(ArmyUnit(id=uid, type=t, cell=cell, facing=spec.facing)
+                      for uid, t, cell in zip(unit_ids(side, types), types, spec.cells))
+        ctx.emit(model.ArmyRolled, side=side, size=spec.units, roll=roll,
+                 classes=classes_for(spec.units, roll), units=units, rules=("ohw.army",))
+
+
+def roll_off(ctx: Context, rule: str) -> None:
+    """Both sides roll a d6, again on a tie; the higher chooses (here: the roles)."""
+    while True:
+        red = ctx.roll("roll-off (red)", rule)
+        blue = ctx.roll("roll-off (blue)", rule)
+        if red != blue:
+            break
+    ctx.emit(model.RollOff, winner="red" if red > blue else "blue", rules=(rule,))
+
+
+def plan_barrage(ctx: Context) -> None:
+    """ohw.machine_age.barrage: the attacker's d6, halved rounding up, is how many enemy units
+    the barrage strikes (all of them if there are fewer)."""
+    s = ctx.state
+    die = ctx.roll("barrage targets", "ohw.machine_age.barrage")
+    targets = min(math.ceil(die / 2), len(s.alive(s.defender)))
+    ctx.emit(model.BarragePlanned, targets=targets,
+             rules=("ohw.machine_age.barrage", "ohw.halving"))
+
+
+def spot(ctx: Context, period: Mapping[str, Any], terrain_table: Mapping[str, Any]) -> None:
+    """ohw.ww2.spotting: every enemy each phasing unit sees (within range, and with a clear line
+    of sight when the option is on)."""
+    s = ctx.state
+    reach = period["spotting"]["range"]
+    seen = []
+    for unit in s.alive(s.side):
+        for enemy in s.alive(other_side(s.side)):
+            if s.grid.distance(unit.cell, enemy.cell) > reach:
+                continue
+            if s.options.get("line_of_sight") and not clear_line(s, terrain_table, unit, enemy):
+                continue
+            seen.append((unit.id, enemy.id))
+    rules = (f"ohw.{s.period}.spotting",) + (("grid.los",) if s.options.get("line_of_sight") else ())
+    ctx.emit(model.EnemiesSpotted, seen=tuple(seen), rules=rules)
+
+
+def clear_line(state: GameState, terrain_table: Mapping[str, Any], a: Unit, b: Unit) -> bool:
+    """grid.los between two units: hills, woods and villages block, and so do units of b's side
+    other than b itself."""
+    blocking = terrain_table["sight_blocking"]
+    screens = {u.cell for u in state.alive(b.side) if u.id != b.id}
+    return state.grid.line_of_sight(
+        a.cell, b.cell, lambda c: state.terrain.get(c, "open") in blocking or c in screens)
+
+
+def melee_target(state: GameState, unit: Unit, *, attacker_only: bool = False
+                 ) -> tuple[Unit | None, bool]:
+    """ohw.melee.target: the enemy this unit fights, and whether it had to choose. With
+    ``attacker_only`` (Horse & Musket) a unit fights only an enemy it attacked."""
+    limit = state.options["hits_to_remove"]
+    engaged = [state.units[e] for e in state.engaged(unit.id)]
+    if attacker_only:
+        engaged = [e for e in engaged if (unit.id, e.id) in state.melees]
+    live = [e for e in engaged if e.hits < limit]
+    if not live:
+        return None, False
+    chose = len(engaged) > 1
+    for e in live:
+        if e.id == unit.attacked:
+            return e, chose
+    for e in live:
+        if state.grid.aspect(unit.cell, unit.facing, e.cell) == "front":
+            return e, chose
+    return live[0], chose
+
+
+def emit_hits(ctx: Context, kind: str, source: Unit | None, target: Unit, die: int,
+              attack: ohw_combat.Attack, rules: list[str]) -> None:
+    base, hits = attack.hits(die, ctx.state.options["halving"])
+    rules = rules + list(attack.rules) + [rule for _, rule in attack.halvings]
+    if attack.halvings:
+        rules.append("ohw.halving")
+    ctx.emit(model.HitsInflicted, attack=kind, source=source.id if source else None,
+             target=target.id, die=die, modifier=attack.modifier, base=base,
+             doubled=attack.doubled, halvings=tuple(name for name, _ in attack.halvings),
+             hits=hits, total=target.hits + hits, rules=tuple(dict.fromkeys(rules)))
+
+
+def resolve_melee(ctx: Context, period: Mapping[str, Any], terrain_table: Mapping[str, Any]) -> None:
+    """ohw.melee.own_turn: every phasing unit in melee (Horse & Musket: every attacker) rolls."""
+    s, p = ctx.state, ctx.state.period
+    attacker_only = period.get("melee_rolls") == "attacker"
+    for unit in s.alive(s.side):
+        target, chose = melee_target(s, unit, attacker_only=attacker_only)
+        if target is None:
+            continue
+        attack = ohw_combat.melee(s, period, unit, target)
+        die = ctx.roll("melee", "ohw.melee.own_turn", unit.id)
+        rules = ["ohw.melee.own_turn", *attack.rules[:1]] + (["ohw.melee.target"] if chose else [])
+        if attacker_only:
+            rules.append(f"ohw.{p}.attack")
+        emit_hits(ctx, "melee", unit, target, die, attack, rules)
+        if unit.type in period.get("regroup", ()):
+            regroup(ctx, terrain_table, period, s.units[unit.id], s.units[target.id])
+
+
+def regroup(ctx: Context, terrain_table: Mapping[str, Any], period: Mapping[str, Any],
+            unit: Unit, target: Unit) -> None:
+    """ohw.horse_and_musket.regroup: an attacker that did not destroy its target falls back one
+    cell straight back, keeping its facing, and the melee ends; where it cannot (the board's
+    edge, ground it may not enter, another unit) it stays and the melee goes on."""
+    s = ctx.state
+    if target.hits >= s.options["hits_to_remove"] or (unit.id, target.id) not in s.melees:
+        return
+    back = s.grid.step(unit.cell, s.grid.opposite(unit.facing))
+    terrain = s.terrain.get(back, "open")
+    allowed = period.get("entry", {}).get(terrain)
+    if (not s.grid.contains(back) or terrain in terrain_table["impassable"]
+            or (allowed is not None and unit.type not in allowed) or s.unit_at(back) is not None):
+        return
+    rule = f"ohw.{s.period}.regroup"
+    ctx.emit(model.MeleeEnded, attacker=unit.id, defender=target.id, rules=(rule,))
+    ctx.emit(model.UnitMoved, unit=unit.id, path=(back,), from_cell=unit.cell, to_cell=back,
+             rules=(rule,))
+
+
+def resolve_removal(ctx: Context) -> None:
+    s = ctx.state
+    limit = s.options["hits_to_remove"]
+    for unit in s.alive():
+        if unit.hits >= limit:
+            ctx.emit(model.UnitRemoved, unit=unit.id, hits=unit.hits, rules=("ohw.removal",))
+    left = {side: len(s.alive(side)) for side in ("red", "blue")}
+    if left["red"] and left["blue"]:
+        return
+    winner = "red" if left["red"] else "blue" if left["blue"] else None
+    loser = other_side(winner) if winner else "both sides"
+    ctx.emit(model.GameEnded, winner=winner, reason=f"{loser} has no units left",
+             rules=("ohw.victory",))
+
+
+def end_of_game(ctx: Context) -> None:
+    """ohw.victory after the last turn: objectives held, then enemy units removed."""
+    s = ctx.state
+    held = {"red": 0, "blue": 0}
+    for cell in s.scenario.victory.objectives:
+        unit = s.unit_at(tuple(cell))
+        if unit is not None:
+            held[unit.side] += 1
+    removed = {side: sum(1 for u in s.units.values() if u.removed and u.side != side)
+               for side in ("red", "blue")}
+    turns = s.scenario.victory.turn_limit
+    if held["red"] != held["blue"]:
+        winner = "red" if held["red"] > held["blue"] else "blue"
+        reason = f"after {turns} turns {winner} holds more objectives"
+    elif removed["red"] != removed["blue"]:
+        winner = "red" if removed["red"] > removed["blue"] else "blue"
+        reason = f"after {turns} turns objectives are even; {winner} removed more enemy units"
+    else:
+        winner, reason = None, f"after {turns} turns: a draw"
+    ctx.emit(model.GameEnded, winner=winner, reason=reason, objectives=held,
+             rules=("ohw.victory",), phase=None, side=None)

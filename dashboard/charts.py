@@ -15,6 +15,7 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from warlog.engine.analysis import unit_status
 from warlog.engine.state import SIDES, GameState
 
 SIDE_COLOURS = {"red": "#c62828", "blue": "#1565c0"}
@@ -54,12 +55,49 @@ def _extent(grid) -> tuple[float, float]:
     return max(p[0] for p in pts), max(p[1] for p in pts)
 
 
+STATUS_SYMBOLS = {  # how period state shows on a unit (a ring or mark around its circle)
+    "out of ammunition": ("x-thin-open", "#5d4037"),
+    "square": ("square-open", "#212121"),
+    "in a trench": ("line-ew-open", "#4e342e"),
+    "hull-down": ("triangle-down-open", "#33691e"),
+    "spotted": ("circle-open", "#f9a825"),
+}
+TRENCH_COLOUR = "#6d4c41"
+
+
 def _unit_hover(state: GameState, u) -> str:
     limit = state.options.get("hits_to_remove", "?")
     name = f" ({u.name})" if u.name else ""
     terrain = state.scenario.terrain_at(u.cell)
+    status = ", ".join(unit_status(state, u))
     return (f"<b>{u.id}</b>{name}<br>{u.type} · {u.side}<br>hits {u.hits}/{limit}"
-            f"<br>facing {u.facing} · cell ({u.cell[0]}, {u.cell[1]}) {terrain}")
+            f"<br>facing {u.facing} · cell ({u.cell[0]}, {u.cell[1]}) {terrain}"
+            + (f"<br><i>{status}</i>" if status else ""))
+
+
+def _add_status(fig: go.Figure, state: GameState, size: float) -> None:
+    """One trace per kind of period state (out of ammunition, square, trench, hull-down,
+    spotted), marking the units it applies to, and the trench cells themselves."""
+    if state.trenches:
+        xs, ys = _polygons(state.grid, state.trenches)
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name="trench", hoverinfo="skip",
+                                 line={"color": TRENCH_COLOUR, "width": 3, "dash": "dash"},
+                                 meta={"role": "trenches"}))
+    marked: dict[str, list] = {}
+    for u in state.alive():
+        for status in unit_status(state, u):
+            marked.setdefault(status, []).append(u)
+    for status, (symbol, colour) in STATUS_SYMBOLS.items():
+        units = marked.get(status)
+        if not units:
+            continue
+        centres = [state.grid.centre(u.cell) for u in units]
+        fig.add_trace(go.Scatter(
+            x=[p[0] for p in centres], y=[p[1] for p in centres], mode="markers",
+            marker={"symbol": symbol, "size": size * 1.35, "color": colour,
+                    "line": {"width": 3, "color": colour}},
+            customdata=[u.id for u in units], name=status, hoverinfo="skip",
+            meta={"role": "status", "status": status, "units": [u.id for u in units]}))
 
 
 def _add_terrain(fig: go.Figure, state: GameState) -> None:
@@ -172,6 +210,7 @@ def board_figure(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
     fig = go.Figure()
     _add_terrain(fig, state)
     _add_highlights(fig, state, highlight, size)
+    _add_status(fig, state, size)
     _add_units(fig, state, size)
     row0 = [grid.centre((c, 0)) for c in range(grid.width)]
     col0 = [grid.centre((0, r)) for r in range(grid.height)]

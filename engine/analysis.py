@@ -13,6 +13,7 @@ from typing import Any
 
 from warlog.engine.fold import evolve, initial_state
 from warlog.engine.rulesets.ohw_combat import halve
+from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import SIDES, GameState
 
 Event = dict[str, Any]
@@ -222,7 +223,8 @@ def steps(events: Sequence[Event]) -> list[Step]:
             what = (_order_text(head["order"], side, phase) if kind == "order"
                     else f"{phase} resolves")
             outcome = _outcome(group)
-            title = f"turn {turn} · {side} {phase} · {what}" + (f": {outcome}" if outcome else "")
+            who = f"{side} {phase}" if side else f"{phase}"
+            title = f"turn {turn} · {who} · {what}" + (f": {outcome}" if outcome else "")
         out.append(Step(n, kind, turn, side, phase, first, last, title))
     return out
 
@@ -252,6 +254,30 @@ def highlights(events: Sequence[Event], state: GameState) -> list[dict[str, Any]
     return out
 
 
+# -- period state on the board ------------------------------------------------------------------
+
+
+def unit_status(state: GameState, unit: Any) -> list[str]:
+    """What a player should see on a unit beyond its hits and facing, in the words of the
+    period's rules: out of ammunition, in square, in a trench, hull-down, spotted."""
+    out = []
+    if unit.out_of_ammo:
+        out.append("out of ammunition")
+    if unit.formation == "square":
+        out.append("square")
+    if unit.side == state.defender and unit.cell in state.trenches:
+        out.append("in a trench")
+    period = load_table(state.rule_system)["periods"].get(state.period, {})
+    terrain = state.terrain.get(unit.cell, "open")
+    for h in period.get("halvings", ()):  # protection that comes from where the unit stands
+        if (h["name"] == "hull-down" and terrain in h.get("terrain", ())
+                and unit.type in h.get("targets", ())):
+            out.append("hull-down")
+    if any(target == unit.id for _, target in state.spotted):
+        out.append("spotted")
+    return out
+
+
 # -- narration ---------------------------------------------------------------------------------
 
 
@@ -277,6 +303,9 @@ def narrate(event: Event, state_before: GameState | None) -> str:
                 f"{sc['grid']['width']}×{sc['grid']['height']} {sc['grid']['kind']} grid, "
                 f"{len(sc['units'])} units" + (f"; {players}" if players else "") + f"{seed}.")
     if k == "phase_started":
+        if event["turn"] == 0:
+            who = f" ({event['side']})" if event["side"] else ""
+            return f"Before the first turn: the {event['phase']} phase{who}."
         return f"Turn {event['turn']}: {event['side']}'s {event['phase']} phase begins."
     if k == "order_given":
         by = f" ({event['by']})" if event.get("by") else ""

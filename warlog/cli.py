@@ -91,7 +91,8 @@ def scenarios(
         return
     table = Table(Column("id", no_wrap=True), "title", "rules", "grid", "units")
     for s in bundled_scenarios():
-        counts = f"{sum(u.side == 'red' for u in s.units)}v{sum(u.side == 'blue' for u in s.units)}"
+        counts = "v".join(f"{s.armies[side].units} rolled" if side in s.armies
+                          else str(sum(u.side == side for u in s.units)) for side in ("red", "blue"))
         table.add_row(s.id, s.title, f"{s.rule_system} {s.period}",
                       f"{s.grid.kind} {s.grid.width}x{s.grid.height}", counts)
     out.print(table)

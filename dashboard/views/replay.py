@@ -110,8 +110,12 @@ def header(tl, events: list[Event]) -> None:
     players = first.get("players") or {}
     sides = " vs ".join(f"**{side}**: {names.get(side, side)}"
                         + (f" ({players[side]})" if side in players else "") for side in names)
+    year = f" · {scenario.year}" if scenario.year is not None else ""
     st.markdown(f"{sides} · {scenario.grid.kind} grid {scenario.grid.width}×{scenario.grid.height}"
-                f" · {final.rule_system} {final.period} · game `{final.game}`")
+                f" · {final.rule_system} {final.period}{year} · game `{final.game}`")
+    st.caption("Options in force: " + options_text(final.options), help=(
+        "Every interpretation and optional rule the game was played with, as recorded in its "
+        "first event. ⚖️ marks an interpretation of the source; the Rules page explains each."))
     if final.ended:
         if final.winner:
             st.success(f"Result: **{final.winner}** ({names.get(final.winner, final.winner)}) "
@@ -120,6 +124,18 @@ def header(tl, events: list[Event]) -> None:
             st.info(f"Result: a draw — {final.end_reason}.")
     else:
         st.info(f"Game in progress: turn {final.turn}, {final.side} {final.phase}.")
+
+
+def options_text(options: dict[str, Any]) -> str:
+    """The options in force, each with the rule it switches; interpretations marked."""
+    rules = {r.option: r for r in catalogue().values() if r.option}
+    parts = []
+    for name, value in options.items():
+        rule = rules.get(name)
+        mark = "⚖️ " if rule is not None and rule.interpretation else ""
+        shown = str(value).lower() if isinstance(value, bool) else value
+        parts.append(f"{mark}`{name}` = {shown}")
+    return " · ".join(parts)
 
 
 def controls(steps: list[analysis.Step], step: analysis.Step) -> None:
@@ -185,7 +201,8 @@ def main() -> None:
     board, narrative = st.columns([3, 2])
     with board:
         st.caption(f"After this step: turn {state.turn} · {state.side or '—'} {state.phase or ''}"
-                   " · circles show hits taken, triangles the facing")
+                   " · circles show hits taken, triangles the facing; rings mark period state "
+                   "(square, out of ammunition, trench, hull-down, spotted), named in the legend")
         marks = analysis.highlights(events[step.first : step.last + 1], state)
         st.plotly_chart(charts.board_figure(state, highlight=marks), key="board",
                         config={"displayModeBar": False})

@@ -249,3 +249,36 @@ def test_import_refuses_a_game_that_cannot_be_replayed(tmp_path, replay_file):
     result = run("import", str(replay_file), "--db", str(db), ok=False)
     assert "no unit 'ghost'" in result.output
     assert json.loads(run("games", "--db", str(db), "--json").output) == []
+
+
+@pytest.mark.parametrize("period", ["ancients", "dark_ages", "medieval", "pike_and_shot",
+                                    "horse_and_musket", "machine_age", "ww2"])
+def test_simulate_gives_a_game_that_verifies_in_every_period(tmp_path, period):
+    listed = json.loads(run("scenarios", "--json").output)
+    scenario = next(s["id"] for s in listed if s["period"] == period)
+    path = tmp_path / f"{period}.jsonl"
+    run("simulate", scenario, "--seed", "3", "--out", str(path))
+    assert "OK" in run("verify", str(path)).output
+    assert f"ohw {period}" in run("log", str(path)).output
+
+
+def test_army_rolls_on_the_table_and_refuses_what_it_does_not_have():
+    out = run("army", "--period", "medieval", "--units", "4", "--roll", "3").output
+    assert "2 x Knights" in out and "1 x Levy" in out and "1 x Men-at-arms" in out  # A2 B0 C1 D1
+    data = json.loads(run("army", "--period", "machine_age", "--units", "3", "--roll", "1",
+                          "--tanks", "--json").output)
+    assert data["types"] == ["Infantry", "Artillery", "Tanks"]  # A1 B1 C0 D1, D a Tank
+    assert run("army", "--period", "ww2", "--units", "6", "--seed", "4").output == run(
+        "army", "--period", "ww2", "--units", "6", "--seed", "4").output
+    for args, words in ((["--units", "5"], "3, 4, 6 units"), (["--period", "napoleonic"], "unknown period")):
+        argv = ["army", "--period", "ancients", "--units", "3", *args]
+        result = runner.invoke(app, argv)
+        assert result.exit_code == 2 and words in result.output and "Traceback" not in result.output
+
+
+def test_rules_prints_notes_and_interpretations_of_a_period():
+    out = run("rules", "ohw.horse_and_musket").output
+    assert "ohw.horse_and_musket.regroup" in out and "Note:" in out and "yes" in out
+    assert "ohw.ancients" not in out
+    assert run("rules", "--markdown").output.startswith("# Rules reference")
+    assert runner.invoke(app, ["rules", "ohw.nothing"]).exit_code == 2

@@ -90,3 +90,31 @@ def test_a_seeded_recording_rolls_its_own_dice(store):
         record(store, "s", ShootOrder(unit="r-arc-1", target="b-skm-1"), [4])
     with pytest.raises(StoreError, match="needs --seed"):
         new_game(store, SCENARIO, "t", players=PLAYERS, dice="seeded")
+
+
+def _rolled_army_scenario():
+    from warlog.engine.scenario import scenario_from_dict
+
+    return scenario_from_dict({
+        "id": "rolled", "title": "Rolled", "rule_system": "ohw", "period": "medieval",
+        "first": "red", "grid": {"kind": "square", "width": 8, "height": 6},
+        "sides": {"red": {"name": "Red"}, "blue": {"name": "Blue"}},
+        "units": [{"id": "b-kn", "side": "blue", "type": "Knights", "cell": [7, 2], "facing": "W"}],
+        "armies": {"red": {"units": 3, "cells": [[0, 1], [0, 2], [0, 3]], "facing": "E"}},
+    }, source="test")
+
+
+def test_a_rolled_army_is_recorded_from_the_real_die_and_verifies(store):
+    scenario = _rolled_army_scenario()
+    with pytest.raises(DiceError, match="--opening-dice"):
+        new_game(store, scenario, "g", players=PLAYERS)
+    with pytest.raises(DiceError, match="rolled 1 dice but 2 were given"):
+        new_game(store, scenario, "g", players=PLAYERS, opening_dice=[4, 2])
+    assert not store.has_game("g")
+    new_game(store, scenario, "g", players=PLAYERS, opening_dice=[4])  # 3 units, 4: A2 B1
+    state = load(store, "g").state
+    assert [(u.id, u.type, u.cell) for u in state.alive("red")] == [
+        ("r-knights-1", "Knights", (0, 1)), ("r-knights-2", "Knights", (0, 2)),
+        ("r-archers-1", "Archers", (0, 3))]
+    record(store, "g", MoveOrder(unit="r-knights-1", facing="E", distance=4))
+    assert verify(store.read("g")).ok

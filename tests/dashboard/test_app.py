@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 from warlog.dashboard.data import parse_upload
 from warlog.demo import ensure_demo_games
 from warlog.engine.rules import catalogue
+from warlog.engine.scenario import bundled_scenarios
 from warlog.events.replay_file import ReplayError, encode_replay
 from warlog.events.sqlite_store import SQLiteEventStore
 
@@ -27,7 +28,8 @@ SHORT_GAME = "demo-ancients-river-crossing-1"  # the demo game with the fewest s
 def demo_db(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("warlog-db") / "demo.db"
     with SQLiteEventStore(path) as store:
-        assert ensure_demo_games(store) == 6
+        others = sum(s.period != "ancients" for s in bundled_scenarios())
+        assert ensure_demo_games(store) == 6 + others  # two a scenario for Ancients, one else
     return path
 
 

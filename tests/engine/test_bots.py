@@ -1,27 +1,43 @@
-"""Bots play only through legal_orders; 200 seeded random-legal games finish and verify."""
+"""Bots play only through legal_orders; 100 seeded random-legal games per period finish and
+verify, and reach the period's own events."""
 
 from __future__ import annotations
 
 import pytest
 
 from warlog.engine.bots import POLICIES, get_policy, play_out
+from warlog.engine.rulesets.tables import periods
 from warlog.engine.scenario import bundled_scenarios, load_scenario
 from warlog.engine.verify import verify
 
 SCENARIOS = bundled_scenarios()
 
 
-def test_two_hundred_random_legal_games_finish_and_verify():
+# Events each period's random games must reach: its special rules come into play.
+PERIOD_EVENTS = {
+    "ancients": {"melee_joined", "unit_removed"},
+    "dark_ages": {"melee_joined", "unit_removed"},
+    "medieval": {"melee_joined", "unit_removed"},
+    "pike_and_shot": {"melee_joined", "out_of_ammo"},
+    "horse_and_musket": {"melee_joined", "melee_ended"},
+    "machine_age": {"unit_removed"},
+    "ww2": {"enemies_spotted", "unit_removed"},
+}
+
+
+@pytest.mark.parametrize("period", periods("ohw"))
+def test_a_hundred_random_legal_games_of_every_period_finish_and_verify(period):
+    scenarios = [s for s in SCENARIOS if s.period == period]
+    assert scenarios, f"no bundled scenario for {period}"
     kinds_seen: set[str] = set()
-    for seed in range(200):
-        scenario = SCENARIOS[seed % len(SCENARIOS)]
+    for seed in range(100):
+        scenario = scenarios[seed % len(scenarios)]
         game = play_out(f"r{seed}", scenario, seed=seed, red="random", blue="random")
-        assert game.state.ended, f"seed {seed}: game did not end"
+        assert game.state.ended, f"{scenario.id} seed {seed}: game did not end"
         report = verify(game.events)
-        assert report.ok and report.finished, f"seed {seed}: {report.mismatch}"
+        assert report.ok and report.finished, f"{scenario.id} seed {seed}: {report.mismatch}"
         kinds_seen.update(e["kind"] for e in game.events)
-    # random play reaches every kind of event, combat included
-    assert {"melee_joined", "hits_inflicted", "unit_removed", "dice_rolled"} <= kinds_seen
+    assert {"hits_inflicted", "dice_rolled"} | PERIOD_EVENTS[period] <= kinds_seen
 
 
 @pytest.mark.parametrize("red,blue", [("aggressive", "cautious"), ("cautious", "aggressive"),

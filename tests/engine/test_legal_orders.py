@@ -10,6 +10,7 @@ from warlog.engine.bots import next_order, play_out
 from warlog.engine.game import Game, legal_orders, start
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import get_ruleset
+from warlog.engine.rulesets.ohw_move import follow
 from warlog.engine.scenario import bundled_scenarios
 from warlog.events.model import (
     BarrageOrder,
@@ -99,7 +100,11 @@ def normal(state, order):
             order = order.model_copy(update={"end_facing": None})
         return order
     if isinstance(order, RouteOrder):
-        return ("route", order.unit, tuple(order.path[-1]) if order.path else None, order.facing)
+        if not order.path:
+            return ("route", order.unit, None, order.facing)
+        ruleset = get_ruleset("ohw")
+        reach = follow(ruleset.mover(state, state.units[order.unit], False), order.path)
+        return ("route", order.unit, reach.cells[-1][0], order.facing)
     if isinstance(order, BarrageOrder):
         return ("barrage", tuple(sorted(order.targets)))
     return order

@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from warlog.engine.geometry import GRID_KINDS
-from warlog.engine.rulesets.tables import load_table, option_specs, unit_types
+from warlog.engine.rulesets.tables import load_table, option_specs, periods, unit_types
 from warlog.engine.scenario import (
     ScenarioError,
     bundled_scenarios,
@@ -161,20 +161,30 @@ def test_hex_facings(tmp_path):
 # Bundled scenarios
 
 
+def _placed(s, side: str) -> list[tuple[tuple[int, int], str]]:
+    """(cell, facing) of a side's units as the scenario places them, rolled armies included."""
+    if side in s.armies:
+        return [(cell, s.armies[side].facing) for cell in s.armies[side].cells]
+    return [(u.cell, u.facing) for u in s.units if u.side == side]
+
+
 def test_every_bundled_scenario_loads_and_follows_the_brief():
+    """At least one scenario per period, every grid kind, army-table sized armies of the
+    period's own types."""
     scenarios = bundled_scenarios()
-    assert len(scenarios) >= 3
     assert [s.id for s in scenarios] == sorted(s.id for s in scenarios)
     assert {s.grid.kind for s in scenarios} == set(GRID_KINDS)
+    assert {s.period for s in scenarios} == set(periods("ohw"))
     for s in scenarios:
         assert s.title and s.description
-        assert s.rule_system == "ohw" and s.period == "ancients"
+        assert s.rule_system == "ohw" and s.id.startswith(s.period.replace("_", "-"))
         assert s.victory.turn_limit == 15
         assert 1 <= len(s.victory.objectives) <= 3
         for side in ("red", "blue"):
             units = [unit for unit in s.units if unit.side == side]
-            assert 4 <= len(units) <= 6, (s.id, side)
-            assert {unit.type for unit in units} <= set(unit_types("ohw", "ancients"))
+            count = s.armies[side].units if side in s.armies else len(units)
+            assert count in (3, 4, 6), (s.id, side)
+            assert {unit.type for unit in units} <= set(unit_types("ohw", s.period))
 
 
 def test_bundled_files_are_named_after_their_ids():
@@ -205,11 +215,27 @@ def test_bundled_roads_have_a_straight_run():
 
 def test_bundled_armies_face_each_other_from_opposite_edges():
     for s in bundled_scenarios():
-        red = [u.cell[0] for u in s.units if u.side == "red"]
-        blue = [u.cell[0] for u in s.units if u.side == "blue"]
-        assert max(red) <= 2 and min(blue) >= s.grid.width - 3, s.id
-        assert {u.facing for u in s.units if u.side == "red"} == {"E"}
-        assert {u.facing for u in s.units if u.side == "blue"} == {"W"}
+        red, blue = _placed(s, "red"), _placed(s, "blue")
+        assert max(c[0] for c, _ in red) <= 2 and min(c[0] for c, _ in blue) >= s.grid.width - 3, s.id
+        assert {f for _, f in red} == {"E"} and {f for _, f in blue} == {"W"}, s.id
+
+
+def test_bundled_scenarios_use_their_periods_special_rules():
+    """Each period's scenarios bring its special rules into play: the optional rules on, the
+    year on both sides of 1860, a rolled army, terrain the period's hooks read."""
+    by_period: dict[str, list] = {}
+    for s in bundled_scenarios():
+        by_period.setdefault(s.period, []).append(s)
+    assert any(s.options.get("square") for s in by_period["horse_and_musket"])
+    years = {s.year for s in by_period["horse_and_musket"]}
+    assert min(years) < 1860 <= max(years)
+    assert any(s.options.get("tanks") for s in by_period["machine_age"])
+    assert any(s.options.get("trenches") for s in by_period["machine_age"])
+    assert any(s.armies for s in bundled_scenarios())
+    for s in by_period["ww2"]:
+        assert {"hill", "woods", "village"} <= set(s.terrain)  # sight and hull-down
+    for s in by_period["pike_and_shot"] + by_period["medieval"]:
+        assert {"woods", "village"} <= set(s.terrain)  # who may enter what
 
 
 @pytest.mark.parametrize("scenario", bundled_scenarios(), ids=lambda s: s.id)

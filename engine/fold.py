@@ -33,6 +33,28 @@ class DivergenceError(FoldError):
         self.seq = seq
 
 
+def _options(event: Event, scenario_options: dict[str, Any]) -> dict[str, Any]:
+    """The options a game_started event records, checked: every option of its period, each
+    valid, none unknown, and the same as its scenario's (a file edited by hand is refused)."""
+    from warlog.engine.rulesets.tables import OptionError, resolve_options
+
+    where = f"event seq {event['seq']} (game_started)"
+    options = event["options"]
+    try:
+        resolved = resolve_options(event["rule_system"], event["period"], options, source=where)
+    except OptionError as exc:
+        raise FoldError(str(exc)) from None
+    missing = [name for name in resolved if name not in options]
+    if missing:
+        raise FoldError(f"{where}: options.{missing[0]}: missing; a game records every option "
+                        "in force")
+    if options != scenario_options:
+        differ = next(n for n in sorted(options) if options[n] != scenario_options.get(n))
+        raise FoldError(f"{where}: options.{differ} is {options[differ]!r}, but the game's "
+                        f"scenario says {scenario_options.get(differ)!r}")
+    return dict(options)
+
+
 def initial_state(event: Event) -> GameState:
     """The state right after a game_started event."""
     scenario = scenario_from_dict(event["scenario"], source=f"game {event['game']}")
@@ -45,7 +67,7 @@ def initial_state(event: Event) -> GameState:
         game=event["game"],
         rule_system=event["rule_system"],
         period=event["period"],
-        options=dict(event["options"]),
+        options=_options(event, scenario.options),
         scenario=scenario,
         grid=make_grid(scenario.grid.kind, scenario.grid.width, scenario.grid.height),
         units=units,

@@ -32,11 +32,22 @@ _OHW_V1_OPTIONS = {
 }
 
 
+def _with_v1_options(options: Any) -> Any:
+    if not isinstance(options, dict):
+        return options
+    return dict(sorted({**_OHW_V1_OPTIONS, **options}.items()))
+
+
 def _game_started_v1(data: dict[str, Any]) -> dict[str, Any]:
-    options = data.get("options")
-    if data.get("rule_system") != "ohw" or not isinstance(options, dict):
+    """The options in force, and the scenario's own copy of them, gain version 2's options
+    with the values that reproduce version 1."""
+    if data.get("rule_system") != "ohw":
         return data
-    return {**data, "options": dict(sorted({**_OHW_V1_OPTIONS, **options}.items()))}
+    out = {**data, "options": _with_v1_options(data.get("options"))}
+    scenario = data.get("scenario")
+    if isinstance(scenario, dict) and "options" in scenario:
+        out["scenario"] = {**scenario, "options": _with_v1_options(scenario["options"])}
+    return out
 
 
 UPCASTERS: dict[tuple[str, int], Upcaster] = {

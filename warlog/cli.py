@@ -175,12 +175,17 @@ def show(
     title = f"{state.scenario.title} — turn {state.turn}, {state.side or '-'} {state.phase or ''}"
     if state.ended:
         title += f" — ended: {state.winner or 'draw'} ({state.end_reason})"
-    table = Table("unit", "side", "type", "cell", "facing", "hits", title=title)
-    for u in view["units"]:
-        style = "dim" if u["removed"] else ("red" if u["side"] == "red" else "blue")
-        table.add_row(u["id"], u["side"], u["type"], str(tuple(u["cell"])), u["facing"],
-                      f"{u['hits']}" + (" removed" if u["removed"] else ""), style=style)
+    from warlog.engine.analysis import unit_status
+
+    table = Table("unit", "side", "type", "cell", "facing", "hits", "state", title=escape(title))
+    for u in state.units.values():
+        style = "dim" if u.removed else ("red" if u.side == "red" else "blue")
+        status = ", ".join(unit_status(state, u)) if not u.removed else ""
+        table.add_row(escape(u.id), u.side, escape(u.type), str(u.cell), u.facing,
+                      f"{u.hits}" + (" removed" if u.removed else ""), status, style=style)
     out.print(table)
+    options = ", ".join(f"{k}={v}" for k, v in state.options.items())
+    out.print(f"[dim]options: {escape(options)}[/dim]")
 
 
 @app.command()

@@ -8,7 +8,10 @@ import pytest
 
 from warlog.engine.bots import play_out
 from warlog.engine.fold import DivergenceError, FoldError, Timeline, evolve, replay
+from warlog.engine.game import start
 from warlog.engine.scenario import load_scenario
+
+from builders import tiny_scenario
 
 
 @pytest.fixture(scope="module")
@@ -72,3 +75,23 @@ def test_copy_is_independent(events):
     twin.melees.append(("a", "b"))
     assert state.units[unit.id].hits == unit.hits - 5
     assert ("a", "b") not in state.melees
+
+
+@pytest.mark.parametrize("change,words", [
+    ({"halving": "bogus"}, "options.halving: 'bogus' is not one of"),
+    ({"hits_to_remove": "10"}, "options.hits_to_remove: expected a whole number"),
+    ({"fog_of_war": True}, "options.fog_of_war: unknown option"),
+    ({"square": True}, "options.square: applies only to horse_and_musket"),
+    ({"hits_to_remove": 12}, "options.hits_to_remove is 12, but the game's scenario says 10"),
+])
+def test_a_game_whose_recorded_options_are_not_valid_does_not_fold(change, words):
+    """A game's first event records every option in force: an edited, unknown, misplaced or
+    missing option is refused by name, wherever the log came from."""
+    first = start("g", tiny_scenario([("a", "red", "Infantry", (0, 0), "E"),
+                                      ("b", "blue", "Infantry", (5, 5), "W")]))[0]
+    bad = {**first, "options": {**first["options"], **change}}
+    with pytest.raises(FoldError, match=words):
+        evolve(None, bad)
+    missing = {**first, "options": {k: v for k, v in first["options"].items() if k != "halving"}}
+    with pytest.raises(FoldError, match="options.halving: missing"):
+        evolve(None, missing)

@@ -186,7 +186,7 @@ def _outcome(events: Sequence[Event]) -> str:
         if e["kind"] == "hits_inflicted" and e["attack"] == "shooting":
             parts.append(_hits(e["hits"]))
         elif e["kind"] == "hits_inflicted":
-            parts.append(f"{e['source']} → {e['target']} {_hits(e['hits'])}")
+            parts.append(f"{e['source'] or e['attack']} → {e['target']} {_hits(e['hits'])}")
         elif e["kind"] == "unit_removed":
             parts.append(f"{e['unit']} removed")
         elif e["kind"] == "game_ended":

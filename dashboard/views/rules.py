@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from warlog.engine.rules import Rule, catalogue
+from warlog.engine.rulesets.tables import load_table, periods
 
 
 def matches(rule: Rule, query: str) -> bool:
@@ -29,13 +30,28 @@ def show(rule: Rule) -> None:
         st.caption(f"Note: {rule.note}")
 
 
+def in_period(rule: Rule, period: str) -> bool:
+    """Whether a rule belongs to a game of ``period`` (the grid's and every period's common
+    rules do; another period's own rules do not)."""
+    parts = rule.id.split(".")
+    if parts[0] != "ohw" or parts[1] not in PERIODS:
+        return True
+    return parts[1] == period
+
+
+PERIODS = {p: load_table("ohw")["periods"][p]["name"] for p in periods("ohw")}
+
 st.title("Rules")
-st.caption("Every rule the engine applies. Events cite these ids; the replay page shows the text.")
-search, only = st.columns([3, 1], vertical_alignment="bottom")
+st.caption("Every rule the engine applies. Events cite these ids; the replay page shows the text. "
+           "The same reference, with its sources, is docs/rules.md.")
+search, era, only = st.columns([3, 2, 1], vertical_alignment="bottom")
 query = search.text_input("Search", key="rule_search", placeholder="e.g. cavalry, melee, arc")
+period = era.selectbox("Period", ["all", *PERIODS], key="rule_period",
+                       format_func=lambda p: "All periods" if p == "all" else PERIODS[p])
 interpretations = only.checkbox("Only interpretations", key="rule_interpretations")
 rules = [r for r in catalogue().values()
-         if matches(r, query) and (r.interpretation or not interpretations)]
+         if matches(r, query) and (r.interpretation or not interpretations)
+         and (period == "all" or in_period(r, period))]
 st.caption(f"{len(rules)} of {len(catalogue())} rules")
 for rule in rules:
     show(rule)

@@ -457,7 +457,7 @@ class OneHourWargames:
             target = s.units[target_id]
             attack = ohw_combat.Attack(0, False, ohw_combat.halvings(
                 s, self.period(s), "barrage", None, target), ())
-            die = ctx.roll("barrage", "ohw.machine_age.barrage", target_id)
+            die = ctx.roll(f"the barrage on {target_id}", "ohw.machine_age.barrage")
             ohw_phases.emit_hits(ctx, "barrage", None, target, die, attack,
                                  ["ohw.machine_age.barrage"])
 

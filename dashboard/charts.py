@@ -265,3 +265,53 @@ def attrition_figure(rows: Sequence[dict[str, Any]], *, current_turn: int | None
                       plot_bgcolor="white", legend={"orientation": "v", "x": 1.02, "y": 1,
                                                     "font": {"size": 11}})
     return fig
+
+
+def exhaustion_figure(rows: Sequence[dict[str, Any]], *, current_turn: int | None = None) -> go.Figure:
+    """Strength lost per side over the turns (from analysis.exhaustion rows) against each side's
+    threshold: the rule's exhaustion point where the system has one, otherwise a dashed
+    reference line at one third of the starting strength, labelled as a reference. A star marks
+    the turn a side became exhausted (or, for a reference, first lost that much)."""
+    fig = go.Figure()
+    for side in SIDES:
+        mine = [r for r in rows if r["side"] == side]
+        if not mine:
+            continue
+        turns = [r["turn"] for r in mine]
+        fig.add_trace(go.Scatter(
+            x=turns, y=[r["lost"] for r in mine], mode="lines+markers",
+            line={"color": SIDE_COLOURS[side], "width": 3}, name=f"strength lost · {side}",
+            legendgroup=side, meta={"role": "lost", "side": side},
+            hovertemplate="turn %{x}: %{y} lost<extra></extra>"))
+        last = mine[-1]
+        rule = last["basis"] == "rule"
+        label = (f"{side} exhaustion point ({last['rule']})" if rule
+                 else f"{side} reference: 1/3 of starting strength (no exhaustion rule)")
+        fig.add_trace(go.Scatter(
+            x=turns, y=[r["threshold"] for r in mine], mode="lines", name=label,
+            line={"color": SIDE_COLOURS[side], "width": 2, "dash": "solid" if rule else "dash"},
+            opacity=0.7 if rule else 0.45, legendgroup=side,
+            meta={"role": "threshold", "side": side, "basis": last["basis"]},
+            hovertemplate=f"{label}: %{{y}}<extra></extra>"))
+        first = next((r for r in mine if r["exhausted"]), None)
+        if first is not None:
+            word = "exhausted" if rule else "past 1/3 (reference)"
+            fig.add_trace(go.Scatter(
+                x=[first["turn"]], y=[first["lost"]], mode="markers+text",
+                marker={"symbol": "star", "size": 18, "color": SIDE_COLOURS[side],
+                        "line": {"color": "white", "width": 1}},
+                text=[f"{word}, turn {first['turn']}"], textposition="top left",
+                textfont={"color": SIDE_COLOURS[side]}, name=f"{side} {word}",
+                legendgroup=side, showlegend=False,
+                meta={"role": "exhausted", "side": side, "turn": first["turn"],
+                      "basis": first["basis"]}))
+    if current_turn is not None:
+        fig.add_vline(x=current_turn, line={"color": "#555", "width": 2, "dash": "dot"},
+                      name="current turn")
+    last_turn = max((r["turn"] for r in rows), default=0)
+    fig.update_xaxes(dtick=1, range=[-0.2, last_turn + 0.2], showgrid=False, title_text="turn")
+    fig.update_yaxes(rangemode="tozero", gridcolor="#eee", title_text="strength lost")
+    fig.update_layout(height=440, margin={"l": 50, "r": 10, "t": 30, "b": 40},
+                      plot_bgcolor="white", legend={"orientation": "h", "y": -0.25,
+                                                    "font": {"size": 11}})
+    return fig

@@ -101,6 +101,7 @@ def projections(key: str, _events: list[Event]) -> dict[str, Any]:
         "attrition": analysis.attrition(_events),
         "units": analysis.unit_timeline(_events),
         "luck": analysis.luck(_events),
+        "exhaustion": analysis.exhaustion(_events),
     }
 
 
@@ -111,3 +112,11 @@ def attrition_chart(key: str, turn: int, _proj: dict[str, Any]):
     from warlog.dashboard.charts import attrition_figure
 
     return attrition_figure(_proj["attrition"], current_turn=turn, per_unit_rows=_proj["units"])
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def exhaustion_chart(key: str, turn: int, _proj: dict[str, Any]):
+    """The exhaustion figure with ``turn`` marked, built once per (game, turn)."""
+    from warlog.dashboard.charts import exhaustion_figure
+
+    return exhaustion_figure(_proj["exhaustion"], current_turn=turn)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from warlog.engine.fold import evolve, initial_state
+from warlog.engine.rulesets import get_ruleset
 from warlog.engine.rulesets.ohw_combat import halve
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import SIDES, GameState
@@ -87,6 +88,50 @@ def unit_timeline(events: Sequence[Event]) -> list[dict[str, Any]]:
             rows.append({"turn": turn, "unit": uid, "side": u.side, "type": u.type,
                          "hits": hits[uid], "removed": removed[uid]})
     return rows
+
+
+# -- exhaustion ----------------------------------------------------------------------------------
+
+
+def exhaustion(events: Sequence[Event]) -> list[dict[str, Any]]:
+    """One row per (turn, side) at the end of that turn: the strength the side started with and
+    has lost (in its system's measure: hits a unit can take, strength points), and the threshold
+    it is measured against. ``basis`` is "rule" where the rule system has an exhaustion rule (the
+    threshold then comes from it, and ``exhausted`` from its army_exhausted events), otherwise
+    "reference": one third of the starting strength, a yardstick and not a rule (``exhausted``
+    then means the side has lost that much)."""
+    ruleset = get_ruleset(events[0]["rule_system"])
+    declared = {e["side"]: e["turn"] for e in events if e["kind"] == "army_exhausted"}
+    rows: list[dict[str, Any]] = []
+    state = None
+    for i, e in enumerate(events):
+        state = evolve(state, e, check=False)
+        if i + 1 < len(events) and events[i + 1]["turn"] == e["turn"]:
+            continue
+        for side in SIDES:
+            start = lost = 0
+            for u in state.units.values():
+                if u.side == side:
+                    full, gone = ruleset.strength(state, u)
+                    start, lost = start + full, lost + gone
+            threshold, rule = ruleset.exhaustion_point(state, side, start)
+            if rule is not None:
+                exhausted = side in declared and declared[side] <= e["turn"]
+            else:
+                exhausted = start > 0 and lost >= threshold
+            rows.append({"turn": e["turn"], "side": side, "start": start, "lost": lost,
+                         "threshold": round(threshold, 2), "basis": "rule" if rule else "reference",
+                         "rule": rule, "exhausted": exhausted})
+    return rows
+
+
+def exhausted_turns(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """Side -> the first turn at whose end it was exhausted (or past the reference line)."""
+    out: dict[str, int] = {}
+    for r in rows:
+        if r["exhausted"] and r["side"] not in out:
+            out[r["side"]] = r["turn"]
+    return out
 
 
 # -- luck --------------------------------------------------------------------------------------

@@ -186,6 +186,7 @@ def show(
     out.print(table)
     options = ", ".join(f"{k}={v}" for k, v in state.options.items())
     out.print(f"[dim]options: {escape(options)}[/dim]")
+    out.print(_exhaustion_line(events if upto is None else [e for e in events if e["seq"] <= upto]))
 
 
 @app.command()
@@ -214,6 +215,26 @@ def new(
         new_game(store, scn, game_id, players={"red": red, "blue": blue}, dice=dice, seed=seed,
                  opening_dice=faces)
     out.print(f"started {game_id} ({scn.title}); next: warlog orders {game_id}")
+
+
+def _exhaustion_line(events: list[dict]) -> str:
+    """Each side's strength lost against its exhaustion point (or the one-third reference), and
+    the turn it was reached."""
+    from warlog.engine.analysis import exhaustion, exhausted_turns
+
+    rows = exhaustion(events)
+    reached = exhausted_turns(rows)
+    last = {r["side"]: r for r in rows}
+    parts = []
+    for side, r in last.items():
+        when = ""
+        if side in reached:
+            when = (f", exhausted in turn {reached[side]}" if r["basis"] == "rule"
+                    else f", past it in turn {reached[side]}")
+        parts.append(f"{side} lost {r['lost']} of {r['start']} (line {r['threshold']:g}{when})")
+    basis = ("exhaustion points" if rows and rows[-1]["basis"] == "rule"
+             else "reference line at 1/3 of the starting strength, not a rule")
+    return f"Exhaustion ({basis}): " + "; ".join(parts)
 
 
 def _faces(text: str | None, option: str) -> list[int] | None:

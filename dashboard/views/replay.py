@@ -209,9 +209,20 @@ def main() -> None:
     with narrative:
         st.subheader("What happened")
         step_events(tl, events, step)
-    st.subheader("Attrition")
-    st.plotly_chart(data.attrition_chart(key, step.turn, proj), key="attrition",
-                    config={"displayModeBar": False})
+    attrition, exhaustion = st.columns(2)
+    with attrition:
+        st.subheader("Attrition")
+        st.plotly_chart(data.attrition_chart(key, step.turn, proj), key="attrition",
+                        config={"displayModeBar": False})
+    with exhaustion:
+        st.subheader("Exhaustion")
+        basis = {r["basis"] for r in proj["exhaustion"]}
+        st.caption("Strength lost against each army's exhaustion point." if basis == {"rule"} else
+                   "Strength lost against a reference line at one third of each army's starting "
+                   "strength: this rule system has no exhaustion rule, so the line is a "
+                   "yardstick, not a rule.")
+        st.plotly_chart(data.exhaustion_chart(key, step.turn, proj), key="exhaustion",
+                        config={"displayModeBar": False})
     st.subheader("Luck")
     st.caption("Hits dealt against what average dice would have dealt in the same attacks.")
     st.dataframe(proj["luck"], hide_index=True, key="luck", column_config={

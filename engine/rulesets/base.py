@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from warlog.engine.flow import Context
-from warlog.engine.state import GameState
+from warlog.engine.state import GameState, Unit
 from warlog.events.model import Order
 
 
@@ -46,3 +46,11 @@ class Ruleset(Protocol):
 
     def end_of_game(self, ctx: Context) -> None:
         """The last turn is over: emit game_ended with the result."""
+
+    def strength(self, state: GameState, unit: Unit) -> tuple[int, int]:
+        """(the unit's starting strength, how much of it is lost), in the system's own measure
+        (hits a unit can take, strength points): what the exhaustion chart adds up."""
+
+    def exhaustion_point(self, state: GameState, side: str, start: int) -> tuple[float, str | None]:
+        """The strength a side may lose before it is exhausted, and the rule that says so; a
+        system without an exhaustion rule gives a reference (one third of ``start``) and None."""

@@ -482,6 +482,15 @@ class OneHourWargames:
     def end_of_game(self, ctx: Context) -> None:
         ohw_phases.end_of_game(ctx)
 
+    def strength(self, state: GameState, unit: Unit) -> tuple[int, int]:
+        """A unit can take hits_to_remove hits: hits past that count no further."""
+        limit = state.options["hits_to_remove"]
+        return limit, min(unit.hits, limit)
+
+    def exhaustion_point(self, state: GameState, side: str, start: int) -> tuple[float, str | None]:
+        """One Hour Wargames has no exhaustion rule: a reference line at one third."""
+        return start / 3, None
+
     def melee_target(self, state: GameState, unit: Unit) -> tuple[Unit | None, bool]:
         return ohw_phases.melee_target(
             state, unit, attacker_only=self.period(state).get("melee_rolls") == "attacker")

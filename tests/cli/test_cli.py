@@ -282,3 +282,10 @@ def test_rules_prints_notes_and_interpretations_of_a_period():
     assert "ohw.ancients" not in out
     assert run("rules", "--markdown").output.startswith("# Rules reference")
     assert runner.invoke(app, ["rules", "ohw.nothing"]).exit_code == 2
+
+
+def test_show_says_how_far_each_army_is_from_exhaustion(replay_file):
+    out = run("show", str(replay_file), "--no-board").output
+    line = next(l for l in out.splitlines() if l.startswith("Exhaustion"))
+    assert "reference line at 1/3 of the starting strength, not a rule" in line
+    assert "red lost" in line and "of 40" in line and "blue lost" in line

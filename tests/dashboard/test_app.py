@@ -146,6 +146,21 @@ def test_invalid_upload_shows_an_error_not_a_traceback(app):
     assert "broken.jsonl" in at.error[0].value
 
 
+def test_exhaustion_chart_sits_beside_attrition_with_its_reference_explained(app):
+    at = choose_game(app, SHORT_GAME)
+    at.slider(key="turn").set_value(4).run()
+    spec = None
+    for chart in at.get("plotly_chart"):
+        data = json.loads(chart.proto.spec)["data"]
+        if any((t.get("meta") or {}).get("role") == "threshold" for t in data):
+            spec = data
+    assert spec is not None
+    lines = [t for t in spec if (t.get("meta") or {}).get("role") == "threshold"]
+    assert {t["meta"]["side"] for t in lines} == {"red", "blue"}
+    assert all("reference" in t["name"] for t in lines)
+    assert any("yardstick, not a rule" in c.value for c in at.caption)
+
+
 def test_valid_upload_is_replayed(app, demo_db):
     with SQLiteEventStore(demo_db) as store:
         events = store.read(SHORT_GAME)

@@ -152,3 +152,23 @@ def test_attrition_figure_plots_rows_and_marks_the_current_turn(games):
     marks = [s for s in fig.layout.shapes if s.name == "current turn"]
     assert marks and all(s.x0 == 3 and s.x1 == 3 for s in marks)
     assert not [s for s in charts.attrition_figure(rows).layout.shapes if s.name == "current turn"]
+
+
+def test_exhaustion_chart_draws_lost_strength_against_a_labelled_reference(games):
+    events, _ = games["square"]
+    rows = analysis.exhaustion(events)
+    fig = charts.exhaustion_figure(rows, current_turn=3)
+    for side in ("red", "blue"):
+        lost = one(fig, "lost", side=side)
+        assert list(lost.y) == [r["lost"] for r in rows if r["side"] == side]
+        line = one(fig, "threshold", side=side)
+        assert line.meta["basis"] == "reference" and "reference" in line.name
+        assert line.line.dash == "dash"
+        crossed = analysis.exhausted_turns(rows)
+        marks = traces(fig, "exhausted", side=side)
+        if side in crossed:
+            assert len(marks) == 1 and marks[0].meta["turn"] == crossed[side]
+            assert "reference" in marks[0].text[0]
+        else:
+            assert not marks
+    assert any(s.x0 == 3 for s in fig.layout.shapes)

@@ -212,3 +212,36 @@ def test_narrate_sees_the_state_before_the_event(river):
         if e["kind"] == "unit_moved":
             assert f"({e['to_cell'][0]}, {e['to_cell'][1]})" in line
         state = evolve(state, e)
+
+
+def test_exhaustion_adds_up_strength_lost_against_a_one_third_reference(games):
+    """One Hour Wargames has no exhaustion rule: each side's lost strength (hits a unit can take,
+    never more than hits_to_remove a unit) is measured against one third of its starting
+    strength, labelled a reference."""
+    for name, events in games.items():
+        rows = analysis.exhaustion(events)
+        last = max(e["turn"] for e in events)
+        assert [(r["turn"], r["side"]) for r in rows] == [
+            (t, s) for t in range(last + 1) for s in ("red", "blue")], name
+        final = replay(events)
+        limit = final.options["hits_to_remove"]
+        for side in ("red", "blue"):
+            mine = [r for r in rows if r["side"] == side]
+            units = [u for u in final.units.values() if u.side == side]
+            assert mine[-1]["start"] == limit * len(units), name
+            assert mine[-1]["lost"] == sum(min(u.hits, limit) for u in units), name
+            assert all(r["basis"] == "reference" and r["rule"] is None for r in mine)
+            assert all(r["threshold"] == round(r["start"] / 3, 2) for r in mine)
+            assert all(a["lost"] <= b["lost"] for a, b in zip(mine, mine[1:])), name
+            assert all(r["exhausted"] == (r["lost"] >= r["start"] / 3) for r in mine), name
+        reached = analysis.exhausted_turns(rows)
+        for side, turn in reached.items():
+            first = next(r for r in rows if r["side"] == side and r["exhausted"])
+            assert first["turn"] == turn
+
+
+def test_exhaustion_counts_a_rolled_army():
+    events = [orjson.loads(line) for line in
+              (GOLDEN / "army-dark-ages-6-hex.events.jsonl").read_bytes().splitlines()]
+    red = [r for r in analysis.exhaustion(events) if r["side"] == "red"]
+    assert red[0]["turn"] == 0 and red[0]["start"] == 60  # six rolled units of 10 hits

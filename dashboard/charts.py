@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from warlog.engine.analysis import unit_status
+from warlog.engine.rulesets import get_ruleset
 from warlog.engine.state import SIDES, GameState
 
 SIDE_COLOURS = {"red": "#c62828", "blue": "#1565c0"}
@@ -61,16 +62,29 @@ STATUS_SYMBOLS = {  # how period state shows on a unit (a ring or mark around it
     "in a trench": ("line-ew-open", "#4e342e"),
     "hull-down": ("triangle-down-open", "#33691e"),
     "spotted": ("circle-open", "#f9a825"),
+    "army exhausted": ("hexagon-open", "#757575"),
 }
 TRENCH_COLOUR = "#6d4c41"
 
 
+def unit_number(state: GameState, u) -> str:
+    """The number on a unit: hits taken (One Hour Wargames), or strength points left."""
+    ruleset = get_ruleset(state.rule_system)
+    if ruleset.measure == "strength":
+        return str(ruleset.strength(state, u)[0] - u.hits)
+    return str(u.hits)
+
+
 def _unit_hover(state: GameState, u) -> str:
-    limit = state.options.get("hits_to_remove", "?")
+    ruleset = get_ruleset(state.rule_system)
     name = f" ({u.name})" if u.name else ""
     terrain = state.scenario.terrain_at(u.cell)
     status = ", ".join(unit_status(state, u))
-    return (f"<b>{u.id}</b>{name}<br>{u.type} · {u.side}<br>hits {u.hits}/{limit}"
+    if ruleset.measure == "strength":
+        count = f"strength {unit_number(state, u)}/{ruleset.strength(state, u)[0]} SP"
+    else:
+        count = f"hits {u.hits}/{state.options.get('hits_to_remove', '?')}"
+    return (f"<b>{u.id}</b>{name}<br>{u.type} · {u.side}<br>{count}"
             f"<br>facing {u.facing} · cell ({u.cell[0]}, {u.cell[1]}) {terrain}"
             + (f"<br><i>{status}</i>" if status else ""))
 
@@ -177,7 +191,7 @@ def _add_units(fig: go.Figure, state: GameState, size: float) -> None:
             x=[p[0] for p in centres], y=[p[1] for p in centres], mode="markers+text",
             marker={"symbol": "circle", "size": size, "color": SIDE_COLOURS[side],
                     "line": {"color": "white", "width": 2}},
-            text=[str(u.hits) for u in units], textfont={"color": "white", "size": 13},
+            text=[unit_number(state, u) for u in units], textfont={"color": "white", "size": 13},
             textposition="middle center", customdata=[u.id for u in units],
             hovertext=[_unit_hover(state, u) for u in units],
             hovertemplate="%{hovertext}<extra></extra>",

@@ -56,6 +56,8 @@ def attrition(events: Sequence[Event]) -> list[dict[str, Any]]:
     for e in events:
         if e["kind"] == "hits_inflicted":
             per_turn[e["turn"]][units[e["target"]].side][0] += e["hits"]
+        elif e["kind"] == "strength_lost":
+            per_turn[e["turn"]][units[e["unit"]].side][0] += e["amount"]
         elif e["kind"] == "unit_removed":
             per_turn[e["turn"]][units[e["unit"]].side][1] += 1
     rows, hits, lost = [], dict.fromkeys(SIDES, 0), dict.fromkeys(SIDES, 0)
@@ -69,19 +71,22 @@ def attrition(events: Sequence[Event]) -> list[dict[str, Any]]:
 
 
 def unit_timeline(events: Sequence[Event]) -> list[dict[str, Any]]:
-    """One row per (turn, unit): the unit's cumulative hits and whether it is gone, at turn end."""
+    """One row per (turn, unit): the unit's cumulative hits (or strength points lost) and
+    whether it is gone, at turn end."""
     units = _units(events)
     hits = dict.fromkeys(units, 0)
     removed = dict.fromkeys(units, False)
     by_turn: dict[int, list[Event]] = {t: [] for t in range(_last_turn(events) + 1)}
     for e in events:
-        if e["kind"] in ("hits_inflicted", "unit_removed"):
+        if e["kind"] in ("hits_inflicted", "strength_lost", "unit_removed"):
             by_turn[e["turn"]].append(e)
     rows = []
     for turn, changes in by_turn.items():
         for e in changes:
             if e["kind"] == "hits_inflicted":
                 hits[e["target"]] += e["hits"]
+            elif e["kind"] == "strength_lost":
+                hits[e["unit"]] += e["amount"]
             else:
                 removed[e["unit"]] = True
         for uid, u in units.items():
@@ -163,6 +168,11 @@ def luck(events: Sequence[Event]) -> list[dict[str, Any]]:
             row = rows[_striking_side(e, units)]
             row["hits"] += e["hits"]
             row["expected_hits"] += expected_hits(e, mode)
+        elif e["kind"] == "attack_rolled":  # a die that hits or misses: expected = its odds
+            row = rows[units[e["source"]].side]
+            row["hits"] += int(e["hit"])
+            bonus = sum(v for _, v in e["modifiers"])
+            row["expected_hits"] += sum(f + bonus >= e["needed"] for f in range(1, 7)) / 6
     return [{"side": r["side"], "dice": r["dice"],
              "mean_face": round(r["face_sum"] / r["dice"], 2) if r["dice"] else None,
              "hits": r["hits"], "expected_hits": round(r["expected_hits"], 2),
@@ -211,6 +221,11 @@ def _order_text(order: dict[str, Any], side: str | None, phase: str | None) -> s
         return f"{side} names {order['defender']} the defender"
     if kind == "barrage":
         return f"barrage on {', '.join(order['targets'])}"
+    if kind == "melee":
+        return f"{order['unit']} attacks {order['target']} in melee"
+    if kind == "hit_choice":
+        return (f"{order['unit']} retreats" if order["choice"] == "retreat"
+                else f"{order['unit']} stands and loses a strength point")
     if kind == "shoot":
         return f"{order['unit']} shoots {order['target']}"
     if kind == "turn_to_face":
@@ -232,6 +247,14 @@ def _outcome(events: Sequence[Event]) -> str:
             parts.append(_hits(e["hits"]))
         elif e["kind"] == "hits_inflicted":
             parts.append(f"{e['source'] or e['attack']} → {e['target']} {_hits(e['hits'])}")
+        elif e["kind"] == "attack_rolled":
+            parts.append(f"{e['source']} → {e['target']} " + ("hit" if e["hit"] else "miss"))
+        elif e["kind"] == "strength_lost":
+            parts.append(f"{e['unit']} -{e['amount']} SP")
+        elif e["kind"] == "unit_retreated":
+            parts.append(f"{e['unit']} retreats")
+        elif e["kind"] == "army_exhausted":
+            parts.append(f"{e['side']} exhausted")
         elif e["kind"] == "unit_removed":
             parts.append(f"{e['unit']} removed")
         elif e["kind"] == "game_ended":
@@ -283,6 +306,15 @@ def highlights(events: Sequence[Event], state: GameState) -> list[dict[str, Any]
         if kind == "unit_moved":
             out.append({"kind": "path", "unit": e["unit"], "side": state.units[e["unit"]].side,
                         "cells": [tuple(e["from_cell"]), *map(tuple, e["path"])]})
+        elif kind == "unit_retreated":
+            out.append({"kind": "path", "unit": e["unit"], "side": state.units[e["unit"]].side,
+                        "cells": [tuple(e["from_cell"]), tuple(e["to_cell"])]})
+        elif kind == "attack_rolled":
+            src, dst = e["source"], e["target"]
+            out.append({"kind": "melee" if e["attack"] in ("melee", "strike_back") else "shooting",
+                        "source": src, "target": dst, "side": state.units[src].side,
+                        "from": state.units[src].cell, "to": state.units[dst].cell,
+                        "label": "hit" if e["hit"] else "miss"})
         elif kind == "hits_inflicted" and e["source"] is None:
             out.append({"kind": "barrage", "unit": e["target"],
                         "cell": state.units[e["target"]].cell, "label": _hits(e["hits"])})
@@ -320,6 +352,8 @@ def unit_status(state: GameState, unit: Any) -> list[str]:
             out.append("hull-down")
     if any(target == unit.id for _, target in state.spotted):
         out.append("spotted")
+    if unit.side in state.exhausted:
+        out.append("army exhausted")
     return out
 
 
@@ -348,6 +382,8 @@ def narrate(event: Event, state_before: GameState | None) -> str:
                 f"{sc['grid']['width']}×{sc['grid']['height']} {sc['grid']['kind']} grid, "
                 f"{len(sc['units'])} units" + (f"; {players}" if players else "") + f"{seed}.")
     if k == "phase_started":
+        if event["turn"] > 0 and event["side"] is None:
+            return f"Turn {event['turn']}: the {event['phase']} phase begins (both sides)."
         if event["turn"] == 0:
             who = f" ({event['side']})" if event["side"] else ""
             return f"Before the first turn: the {event['phase']} phase{who}."
@@ -391,6 +427,34 @@ def narrate(event: Event, state_before: GameState | None) -> str:
         return text + f" -> {_hits(event['hits'])} (total {event['total']}{limit})."
     if k == "unit_removed":
         return f"{event['unit']} is removed with {event['hits']} hits."
+    if k == "initiative_won":
+        return f"{event['winner']} wins the initiative and activates first this turn."
+    if k == "unit_activated":
+        return f"{event['unit']} is activated."
+    if k == "attack_rolled":
+        verb = {"melee": "attacks", "strike_back": "strikes back at", "shooting": "shoots at",
+                "missile_machine": "hurls at", "pila": "throws pila at"}[event["attack"]]
+        mods = "".join(f" {_signed(v)} ({r})" for r, v in event["modifiers"])
+        result = "a hit" if event["hit"] else "a miss"
+        return (f"{event['source']} {verb} {event['target']}: die {event['die']}{mods} = "
+                f"{event['total']}, needs {event['needed']}: {result}.")
+    if k == "hit_taken":
+        outcome = {"lose": "loses a strength point",
+                   "lose_no_retreat": "cannot retreat, so loses a strength point",
+                   "choose": f"its owner chooses: retreat to {_cell(event['retreat_to'] or (0, 0))} "
+                             "or lose a strength point"}[event["outcome"]]
+        return f"{event['unit']} rolls {event['die']} on the hit table: {outcome}."
+    if k == "strength_lost":
+        return f"{event['unit']} loses {event['amount']} SP ({event['left']} left)."
+    if k == "unit_retreated":
+        return f"{event['unit']} retreats from {_cell(event['from_cell'])} to {_cell(event['to_cell'])}."
+    if k == "exhaustion_points":
+        parts = [f"{side} {event['points'][side]} of {event['strength'][side]} SP"
+                 for side in event["points"]]
+        return "Exhaustion points: " + ", ".join(parts) + "."
+    if k == "army_exhausted":
+        return (f"{event['side']}'s army is exhausted: {event['lost']} SP lost, its point is "
+                f"{event['point']}. From the next turn it may not attack or advance.")
     if k == "melee_ended":
         return f"{event['attacker']} falls back from {event['defender']}: the melee is over."
     if k == "out_of_ammo":

@@ -19,6 +19,8 @@ from warlog.events.model import (
     BarrageOrder,
     EndPhaseOrder,
     FormationOrder,
+    HitChoiceOrder,
+    MeleeOrder,
     MoveOrder,
     Order,
     RolesOrder,
@@ -43,6 +45,10 @@ class Policy(Protocol):
 
 def _candidates(state: GameState) -> list[Unit]:
     """Units of the side to move that may still have something to do this phase."""
+    if state.pending:  # a player owes a choice for one unit
+        return [state.units[state.pending[0]["unit"]]]
+    if state.rule_system != "ohw":  # activation systems: every unit not yet done
+        return [u for u in state.alive(state.side) if not u.done]
     period = load_table(state.rule_system)["periods"][state.period]
     table = period["units"]
     out = []
@@ -57,9 +63,10 @@ def _candidates(state: GameState) -> list[Unit]:
 
 
 def _unit_free_orders(state: GameState) -> list[Order]:
-    """Orders of a phase that belong to no unit (the pre-game roles and barrage), if any."""
-    if state.phase in ("roles", "barrage"):
-        return legal_orders(state)
+    """The orders of a choice that is not a unit's activation (the pre-game roles and barrage,
+    a choice owed for a hit unit), if one is due: nothing else may be ordered then."""
+    if state.phase in ("roles", "barrage") or state.pending:
+        return [o for o in legal_orders(state) if not isinstance(o, EndPhaseOrder)]
     return []
 
 
@@ -103,7 +110,15 @@ class _Scoring:
 
     defends = False  # given the choice (Machine Age trenches), does it take the defence?
 
+    def nearest(self, state: GameState, unit: Unit, cell) -> tuple[int, Unit | None]:
+        """The nearest enemy of ``unit``'s side to ``cell``, remembered for this decision."""
+        key = (cell, unit.side)
+        if key not in self._near:
+            self._near[key] = _nearest(state, unit, cell)
+        return self._near[key]
+
     def choose(self, state: GameState, rng: SplitMix64) -> Order:
+        self._near: dict = {}  # one decision's memo: the position does not change within it
         free = _unit_free_orders(state)
         if free:
             return max(free, key=lambda o: self.pregame_score(state, o))
@@ -121,6 +136,8 @@ class _Scoring:
         return best[rng.below(len(best))]
 
     def pregame_score(self, state: GameState, order: Order) -> float:
+        if isinstance(order, HitChoiceOrder):
+            return self.score(state, state.units[order.unit], order)
         if isinstance(order, RolesOrder):
             mine = order.defender == state.side
             return 1.0 if mine == self.defends else 0.0
@@ -129,6 +146,12 @@ class _Scoring:
                    for t in order.targets)
 
     def score(self, state: GameState, unit: Unit, order: Order) -> float:
+        if isinstance(order, HitChoiceOrder):  # the cautious keep their strength, the bold their ground
+            return 2.0 if (order.choice == "retreat") == self.defends else 1.0
+        if isinstance(order, MeleeOrder):
+            target = state.units[order.target]
+            flank = state.grid.aspect(target.cell, target.facing, unit.cell) != "front"
+            return self.attack_score(state, target, flank)
         if isinstance(order, ShootOrder):
             return 1 + expected_shot(state, unit, state.units[order.target])
         if isinstance(order, TurnToFaceOrder):
@@ -165,6 +188,8 @@ class _Scoring:
 def expected_shot(state: GameState, shooter: Unit, target: Unit) -> float:
     """Expected hits of a shot (exact over the die's faces), plus a little for a target already
     worn down (for ranking targets)."""
+    if state.rule_system != "ohw":  # one die that hits on hit_on or more
+        return (7 - state.options.get("hit_on", 5)) / 6 * 3 + target.hits / 10
     period = load_table(state.rule_system)["periods"][state.period]
     attack = ohw_combat.shooting(state, period, shooter, target)
     return attack.expected(state.options["halving"]) + target.hits / 10
@@ -196,8 +221,8 @@ def _nearest(state: GameState, unit: Unit, cell) -> tuple[int, Unit | None]:
 
 
 def _is_shooter(state: GameState, unit: Unit) -> bool:
-    table = load_table(state.rule_system)["periods"][state.period]["units"]
-    return table[unit.type]["shoot_range"] > 0
+    row = load_table(state.rule_system)["periods"][state.period]["units"][unit.type]
+    return row.get("shoot_range", row.get("range", 0)) > 1
 
 
 def _facing_score(state: GameState, cell, facing: str, enemy: Unit | None) -> float:
@@ -215,9 +240,9 @@ class Aggressive(_Scoring):
         return 100 + 30 * flank + target.hits
 
     def move_score(self, state, unit, order):
-        before, _ = _nearest(state, unit, unit.cell)
+        before, _ = self.nearest(state, unit, unit.cell)
         end = _end_cell(state, unit, order)
-        after, enemy = _nearest(state, unit, end)
+        after, enemy = self.nearest(state, unit, end)
         final = getattr(order, "end_facing", None) or order.facing
         if _is_shooter(state, unit) and 2 <= before <= 4:
             return -1.0  # already in range: stay and shoot
@@ -232,13 +257,13 @@ class Cautious(_Scoring):
     square_when = 4
 
     def attack_score(self, state, target, flank):
-        weak = target.hits >= state.options["hits_to_remove"] // 2
+        weak = target.hits >= state.options.get("hits_to_remove", 4) // 2
         return 60 + target.hits if (flank or weak) else -1.0
 
     def move_score(self, state, unit, order):
         end = _end_cell(state, unit, order)
-        before, _ = _nearest(state, unit, unit.cell)
-        after, enemy = _nearest(state, unit, end)
+        before, _ = self.nearest(state, unit, unit.cell)
+        after, enemy = self.nearest(state, unit, end)
         if _is_shooter(state, unit) and 2 <= before <= 4:
             return -1.0
         good_ground = _defensive_ground(state, end)
@@ -272,7 +297,7 @@ def get_policy(name: str) -> Policy:
 
 def next_order(state: GameState) -> Order:
     """What the bot playing the side to move orders now."""
-    policy = get_policy(state.players[state.side])
+    policy = get_policy(state.players[state.to_act])
     return policy.choose(state, bot_rng(state))
 
 
@@ -284,5 +309,5 @@ def play_out(game_id: str, scenario: Scenario, *, seed: int, red: str = "aggress
     for _ in range(MAX_ORDERS):
         if game.state.ended:
             return game
-        game.play(next_order(game.state), by=game.state.players[game.state.side])
+        game.play(next_order(game.state), by=game.state.players[game.state.to_act])
     raise RuntimeError(f"{game_id}: no result after {MAX_ORDERS} orders (a policy loops)")

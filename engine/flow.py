@@ -55,44 +55,65 @@ class Context:
         return face
 
 
-def next_phase(state: GameState, phases: tuple[str, ...],
+Step = tuple[str, str | None]  # (phase, "first" | "second" | None: a phase of both sides)
+
+
+def first_side(state: GameState) -> str:
+    """Who goes first this turn: the initiative's winner, else the scenario's first side."""
+    return state.first_side or state.scenario.first
+
+
+def _at(state: GameState, turn: int, step: Step) -> tuple[int, str | None, str]:
+    phase, role = step
+    if role is None:
+        return turn, None, phase
+    first = first_side(state)
+    return turn, first if role == "first" else other_side(first), phase
+
+
+def next_phase(state: GameState, steps: tuple[Step, ...],
                pregame: tuple[tuple[str, str | None], ...] = ()) -> tuple[int, str | None, str] | None:
     """(turn, side, phase) after the current phase, or None when the last turn is over.
-    ``pregame``: the (phase, side) steps of turn 0, before the first turn (rolled armies, ...)."""
-    first = state.scenario.first
+    ``steps``: one turn's phases in order, each with whose it is (the first side's, the second
+    side's, or both sides'); who is first is read when a step starts, so an initiative roll inside
+    the turn decides the steps after it. ``pregame``: the (phase, side) steps of turn 0, before
+    the first turn (rolled armies, ...)."""
     if state.phase is None:
         if pregame:
             return 0, pregame[0][1], pregame[0][0]
-        return 1, first, phases[0]
+        return _at(state, 1, steps[0])
     if state.turn == 0:
         names = [name for name, _ in pregame]
         i = names.index(state.phase)
         if i + 1 < len(pregame):
             return 0, pregame[i + 1][1], pregame[i + 1][0]
-        return 1, first, phases[0]
-    i = phases.index(state.phase)
-    if i + 1 < len(phases):
-        return state.turn, state.side, phases[i + 1]
-    if state.side == first:
-        return state.turn, other_side(first), phases[0]
+        return _at(state, 1, steps[0])
+    role = None if state.side is None else (
+        "first" if state.side == first_side(state) else "second")
+    i = steps.index((state.phase, role))
+    if i + 1 < len(steps):
+        return _at(state, state.turn, steps[i + 1])
     if state.turn >= state.scenario.victory.turn_limit:
         return None
-    return state.turn + 1, first, phases[0]
+    return _at(state, state.turn + 1, steps[0])
 
 
 def advance(ctx: Context, ruleset: Ruleset) -> None:
     """Run the game forward from the end of the current phase to the next phase that needs a
     player's orders (or to the end of the game). Automatic phases resolve on the way."""
-    phases = ruleset.phases(ctx.state)
+    steps = ruleset.turn_steps(ctx.state)
     while not ctx.state.ended:
-        nxt = next_phase(ctx.state, phases, ruleset.pregame(ctx.state))
+        nxt = next_phase(ctx.state, steps, ruleset.pregame(ctx.state))
         turn_over = ctx.state.phase is not None and (
             nxt is None or nxt[0] != ctx.state.turn
         )
         if turn_over:
             ctx.cause = None
-            ctx.emit(model.StateChecksum, sha256=ctx.state.checksum(), rules=("ohw.turn",),
-                     phase=None, side=None)
+            ctx.emit(model.StateChecksum, sha256=ctx.state.checksum(),
+                     rules=ruleset.checksum_rules, phase=None, side=None)
+            ruleset.end_turn(ctx)
+            if ctx.state.ended:
+                return
         if nxt is None:
             ruleset.end_of_game(ctx)
             return

@@ -60,7 +60,7 @@ def initial_state(event: Event) -> GameState:
     scenario = scenario_from_dict(event["scenario"], source=f"game {event['game']}")
     units = {
         spec.id: Unit(id=spec.id, side=spec.side, type=spec.type, cell=tuple(spec.cell),
-                      facing=spec.facing, name=spec.name)
+                      facing=spec.facing, name=spec.name, quality=spec.quality)
         for spec in scenario.units
     }
     return GameState(
@@ -94,6 +94,15 @@ def _phase_started(state: GameState, e: Event) -> None:
             if u.side == e["side"]:
                 u.acted = u.moved = u.shot = u.reformed = False
                 u.attacked = None
+    elif e["phase"] == "activation":  # an activation system's player turn
+        state.active, state.active_moved = None, 0
+        for u in state.units.values():
+            if u.side == e["side"]:
+                u.acted = u.moved = u.shot = u.fought = u.done = False
+    elif e["phase"] == "missile_machines":
+        for u in state.units.values():
+            if u.side == e["side"]:
+                u.fought = u.shot = False
 
 
 def _order_given(state: GameState, e: Event) -> None:
@@ -117,6 +126,60 @@ def _unit_moved(state: GameState, e: Event) -> None:
     u = _unit(state, e)
     u.cell = tuple(e["to_cell"])
     u.moved = True
+    if state.active == u.id:
+        state.active_moved += len(e["path"])
+
+
+def _initiative_won(state: GameState, e: Event) -> None:
+    state.first_side = e["winner"]
+
+
+def _unit_activated(state: GameState, e: Event) -> None:
+    if state.active is not None:
+        _unit(state, {"seq": e["seq"], "unit": state.active}).done = True
+    _unit(state, e)
+    state.active, state.active_moved = e["unit"], 0
+
+
+def _attack_rolled(state: GameState, e: Event) -> None:
+    source = _unit(state, e, "source")
+    _unit(state, e, "target")
+    if e["attack"] == "strike_back":
+        return
+    source.fought = True
+    if e["attack"] == "melee":
+        source.charged = e["target"]
+    else:
+        source.shot = True
+        if e["attack"] == "pila":
+            source.pila_used = True
+
+
+def _hit_taken(state: GameState, e: Event) -> None:
+    u = _unit(state, e)
+    if e["outcome"] == "choose":
+        state.pending.append({"unit": u.id, "side": u.side, "attacker": e["attacker"],
+                              "retreat_to": list(e["retreat_to"])})
+
+
+def _strength_lost(state: GameState, e: Event) -> None:
+    u = _unit(state, e)
+    u.hits = e["total"]
+    state.pending = [p for p in state.pending if p["unit"] != u.id]
+
+
+def _unit_retreated(state: GameState, e: Event) -> None:
+    u = _unit(state, e)
+    u.cell = tuple(e["to_cell"])
+    state.pending = [p for p in state.pending if p["unit"] != u.id]
+
+
+def _exhaustion_points(state: GameState, e: Event) -> None:
+    state.exhaustion = dict(e["points"])
+
+
+def _army_exhausted(state: GameState, e: Event) -> None:
+    state.exhausted[e["side"]] = e["turn"]
 
 
 def _melee_joined(state: GameState, e: Event) -> None:
@@ -177,6 +240,7 @@ def _unit_removed(state: GameState, e: Event) -> None:
     u = _unit(state, e)
     u.removed = True
     state.melees = [m for m in state.melees if u.id not in m]
+    state.pending = [p for p in state.pending if p["unit"] != u.id]
 
 
 def _game_ended(state: GameState, e: Event) -> None:
@@ -205,6 +269,14 @@ _APPLY: dict[str, Callable[[GameState, Event], None]] = {
     "roles_chosen": _roles_chosen,
     "barrage_planned": _barrage_planned,
     "army_rolled": _army_rolled,
+    "initiative_won": _initiative_won,
+    "unit_activated": _unit_activated,
+    "attack_rolled": _attack_rolled,
+    "hit_taken": _hit_taken,
+    "strength_lost": _strength_lost,
+    "unit_retreated": _unit_retreated,
+    "exhaustion_points": _exhaustion_points,
+    "army_exhausted": _army_exhausted,
     "unit_removed": _unit_removed,
     "state_checksum": _nothing,
     "game_ended": _game_ended,

@@ -51,7 +51,7 @@ def decide(state: GameState, order: Order, dice: DiceSource | None, *,
     ruleset = get_ruleset(state.rule_system)
     ruleset.check(state, order)
     ctx = Context(state, dice)
-    given = ctx.emit(model.OrderGiven, order=order, by=by, rules=())
+    given = ctx.emit(model.OrderGiven, order=order, by=by, rules=(), side=state.to_act)
     ctx.cause = given["seq"]
     if isinstance(order, EndPhaseOrder) or ruleset.apply(ctx, order):
         advance(ctx, ruleset)

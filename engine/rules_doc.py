@@ -9,12 +9,12 @@ and a test keeps docs/rules.md equal to it.
 from __future__ import annotations
 
 from warlog.engine.rules import Rule, catalogue, sources
-from warlog.engine.rulesets.tables import load_table, option_specs, periods
+from warlog.engine.rulesets.tables import load_table, option_specs, periods, systems
 
 HEADER = """# Rules reference
 
-Generated from the rule catalogue (`engine/rulesets/rules.toml`) and the period tables
-(`engine/rulesets/ohw.toml`) by `warlog rules --markdown > docs/rules.md`; do not edit by hand.
+Generated from the rule catalogue (`engine/rulesets/rules.toml`) and the rule systems' tables
+(`engine/rulesets/ohw.toml`, `portable.toml`) by `warlog rules --markdown > docs/rules.md`; do not edit by hand.
 Events cite these ids; `warlog log --rules` and the dashboard show the same texts.
 
 A rule marked **interpretation** is warlog's reading where the source is silent, ambiguous or cut
@@ -36,47 +36,77 @@ def _rule(rule: Rule) -> list[str]:
     return lines
 
 
-def _group(rule: Rule, period_ids: set[str]) -> str:
+SYSTEM_TITLES = {"ohw": "One Hour Wargames", "portable": "The Portable Wargame: Ancient Battles"}
+
+
+def _group(rule: Rule) -> str:
+    """grid, <system>, or <system>.<period> for a period's own rules."""
     parts = rule.id.split(".")
     if parts[0] == "grid":
         return "grid"
-    return parts[1] if parts[1] in period_ids else "common"
+    system = parts[0]
+    if len(parts) > 2 and system in systems() and parts[1] in periods(system) and len(periods(system)) > 1:
+        return f"{system}.{parts[1]}"
+    return system
+
+
+def _units_line(table) -> str:
+    def row(name, r) -> str:
+        if "shoot_range" in r:  # One Hour Wargames: class, move, range, shooting and melee modifiers
+            return (f"{name} ({r['class']}, {r['move']}, {r['shoot_range'] or '-'}, "
+                    f"{r['shoot_modifier']:+d}, {r.get('melee_modifier', 0):+d})")
+        return f"{name} ({r['sp']} SP, move {r['move']}, range {r['range'] or '-'})"
+    what = ("class, move, range, shooting and melee modifiers" if any(
+        "shoot_range" in r for r in table["units"].values()) else "strength points, move, range")
+    return f"Units ({what}): " + "; ".join(row(n, r) for n, r in table["units"].items()) + "."
+
+
+def _options(system: str) -> list[str]:
+    out = []
+    for name, spec in load_table(system).get("options", {}).items():
+        where = ", ".join(spec.get("periods", ())) or "all"
+        defaults = {option_specs(system, p).get(name, {}).get("default") for p in periods(system)} - {None}
+        default = spec["default"] if len(defaults) <= 1 else ", ".join(
+            f"{p}: {option_specs(system, p)[name]['default']}" for p in periods(system)
+            if name in option_specs(system, p))
+        values = (", ".join(spec["choices"]) if spec["type"] == "choice"
+                  else f"{spec['min']}..{spec['max']}" if spec["type"] == "int" else "true, false")
+        out.append(f"| {system} | `{name}` | {where} | {default} | {values} | `{spec['rule']}` | "
+                   f"{spec['help']} |")
+    return out
 
 
 def markdown() -> str:
-    ohw = load_table("ohw")
-    period_ids = periods("ohw")
     out = [HEADER, "## Sources", ""]
     for source in sources().values():
         out += [f"- **{source.title}** ({source.author}): {source.part}. {source.about}"]
     groups: dict[str, list[Rule]] = {}
     for rule in catalogue().values():
-        groups.setdefault(_group(rule, set(period_ids)), []).append(rule)
-    titles = {"grid": "Grid: cells, distance, arcs, sight",
-              "common": "One Hour Wargames: every period"}
-    titles.update({p: f"One Hour Wargames: {ohw['periods'][p]['name']} "
-                      f"({ohw['periods'][p]['years']})" for p in period_ids})
-    for key in ("grid", "common", *period_ids):
-        out += ["", f"## {titles[key]}", ""]
-        if key in period_ids:
-            table = ohw["periods"][key]
-            out.append("Phases: " + ", ".join(table["phases"]) + ". Units (class, move, range, "
-                       "shooting and melee modifiers): " + "; ".join(
-                           f"{name} ({row['class']}, {row['move']}, {row['shoot_range'] or '-'}, "
-                           f"{row['shoot_modifier']:+d}, {row.get('melee_modifier', 0):+d})"
-                           for name, row in table["units"].items()) + ".")
+        groups.setdefault(_group(rule), []).append(rule)
+    order = [("grid", "Grid: cells, distance, arcs, sight", None)]
+    for system in systems():
+        table = load_table(system)
+        name = SYSTEM_TITLES.get(system, system)
+        many = len(periods(system)) > 1
+        order.append((system, f"{name}: every period" if many else name,
+                      None if many else table["periods"][periods(system)[0]]))
+        if many:
+            order += [(f"{system}.{p}", f"{name}: {table['periods'][p]['name']} "
+                                        f"({table['periods'][p]['years']})", table["periods"][p])
+                      for p in periods(system)]
+    for key, title, table in order:
+        out += ["", f"## {title}", ""]
+        if table is not None:
+            if "phases" in table:
+                out.append("Phases: " + ", ".join(table["phases"]) + ". " + _units_line(table))
+            else:
+                out.append(_units_line(table))
             out.append("")
         for rule in groups.get(key, []):
             out += _rule(rule)
-    out += ["", "## Options", "", "| option | periods | default | values | rule | what it does |",
-            "|---|---|---|---|---|---|"]
-    for name, spec in ohw["options"].items():
-        where = ", ".join(spec.get("periods", ())) or "all"
-        defaults = {option_specs("ohw", p).get(name, {}).get("default") for p in period_ids} - {None}
-        default = spec["default"] if len(defaults) <= 1 else ", ".join(
-            f"{p}: {option_specs('ohw', p)[name]['default']}" for p in period_ids
-            if name in option_specs("ohw", p))
-        values = (", ".join(spec["choices"]) if spec["type"] == "choice"
-                  else f"{spec['min']}..{spec['max']}" if spec["type"] == "int" else "true, false")
-        out.append(f"| `{name}` | {where} | {default} | {values} | `{spec['rule']}` | {spec['help']} |")
+    out += ["", "## Options", "",
+            "| system | option | periods | default | values | rule | what it does |",
+            "|---|---|---|---|---|---|---|"]
+    for system in systems():
+        out += _options(system)
     return "\n".join(out) + "\n"

@@ -121,6 +121,7 @@ class UnitSpec(_Frozen):
     cell: Cell
     facing: StrictStr
     name: StrictStr | None = None
+    quality: StrictStr | None = None  # e.g. elite or poor, where the rule system grades units
 
 
 class ArmySpec(_Frozen):
@@ -373,6 +374,13 @@ def _check_units(s: Scenario, table: Any) -> None:
         if unit.side not in SIDES:
             raise _Invalid(f"{at}.side", f"{unit.side!r} is not a side; use red or blue")
         _check_type(s, period, f"{at}.type", unit.type)
+        if unit.quality is not None:
+            qualities = table.get("qualities", {})
+            if not qualities:
+                raise _Invalid(f"{at}.quality", f"{s.rule_system} does not grade units by quality")
+            if unit.quality not in qualities:
+                raise _Invalid(f"{at}.quality", f"{unit.quality!r} is not a quality; use one of: "
+                                                f"{', '.join(qualities)}")
         if unit.facing not in facings:
             allowed = ", ".join(facings)
             problem = f"{unit.facing!r} is not a facing on a {s.grid.kind} grid; "

@@ -26,7 +26,8 @@ class Unit:
     cell: Cell
     facing: str
     name: str | None = None
-    hits: int = 0
+    quality: str | None = None  # elite, poor (where the rule system grades units)
+    hits: int = 0  # hits taken, or strength points lost
     removed: bool = False
     acted: bool = False  # has used its move order this player turn (ohw.move.once)
     moved: bool = False  # counts as having moved, for the rules on shooting after moving
@@ -35,6 +36,10 @@ class Unit:
     reformed: bool = False  # has changed formation this player turn
     out_of_ammo: bool = False  # may not shoot for the rest of the game (ohw.pike_and_shot.ammo)
     formation: str | None = None  # e.g. "square" (ohw.horse_and_musket.square)
+    fought: bool = False  # has made its attack this turn (activation systems)
+    done: bool = False  # its activation is over for this turn
+    charged: str | None = None  # the enemy it last attacked in melee
+    pila_used: bool = False  # has thrown its pila (portable.pila)
 
     def public(self) -> dict[str, Any]:
         """What a player sees of the unit (the JSON of `warlog show`)."""
@@ -78,6 +83,12 @@ class GameState:
     defender: str | None = None  # the defending side (ohw.machine_age.trenches)
     trenches: list[Cell] = field(default_factory=list)
     barrage_targets: int | None = None  # how many units the pre-game barrage may strike
+    first_side: str | None = None  # who won this turn's initiative (else the scenario's first)
+    active: str | None = None  # the unit being activated (activation systems)
+    active_moved: int = 0  # cells the active unit has moved in this activation
+    pending: list[dict[str, Any]] = field(default_factory=list)  # choices owed by a player
+    exhaustion: dict[str, int] = field(default_factory=dict)  # side -> exhaustion point
+    exhausted: dict[str, int] = field(default_factory=dict)  # side -> turn it became exhausted
     ended: bool = False
     winner: str | None = None
     end_reason: str | None = None
@@ -114,7 +125,16 @@ class GameState:
             melees=list(self.melees),
             spotted=list(self.spotted),
             trenches=list(self.trenches),
+            pending=list(self.pending),
+            exhaustion=dict(self.exhaustion),
+            exhausted=dict(self.exhausted),
         )
+
+    @property
+    def to_act(self) -> str | None:
+        """The side whose order the game waits for: a player owing a choice, else the side
+        whose phase it is."""
+        return self.pending[0]["side"] if self.pending else self.side
 
     def public(self) -> dict[str, Any]:
         """The state a player can see, as JSON-ready data (no scenario, no grid)."""
@@ -131,6 +151,10 @@ class GameState:
             "spotted": [list(p) for p in self.spotted],
             "defender": self.defender,
             "trenches": [list(c) for c in self.trenches],
+            "first_side": self.first_side,
+            "pending": list(self.pending),
+            "exhaustion": dict(self.exhaustion),
+            "exhausted": dict(self.exhausted),
             "units": [u.public() for u in self.units.values()],
         }
 
@@ -155,8 +179,16 @@ class GameState:
             "defender": self.defender,
             "trenches": [list(c) for c in self.trenches],
             "barrage_targets": self.barrage_targets,
-            "units": {u.id: [u.reformed, u.out_of_ammo, u.formation] for u in self.units.values()
-                      if u.reformed or u.out_of_ammo or u.formation is not None},
+            "first_side": self.first_side,
+            "active": [self.active, self.active_moved] if self.active else None,
+            "pending": self.pending,
+            "exhaustion": dict(sorted(self.exhaustion.items())),  # key order is not a fact
+            "exhausted": dict(sorted(self.exhausted.items())),
+            "units": {u.id: [u.reformed, u.out_of_ammo, u.formation, u.fought, u.done, u.charged,
+                             u.pila_used]
+                      for u in self.units.values()
+                      if u.reformed or u.out_of_ammo or u.formation is not None or u.fought
+                      or u.done or u.charged or u.pila_used},
         }
         extra = {key: value for key, value in extra.items() if value}
         if extra:

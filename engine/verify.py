@@ -100,14 +100,14 @@ def verify(events: list[Event]) -> Report:
                 order = parse_order(logged["order"])
             except (ValidationError, KeyError) as exc:
                 raise _Stop(logged["seq"], f"{_describe(logged)}: not a valid order: {exc}") from None
-            player = state.players.get(state.side)
+            player = state.players.get(state.to_act)
             by = logged.get("by")
             if player in POLICIES:
                 by = player  # a bot's orders are signed with its policy's name
                 chosen = next_order(state)
                 if chosen != order:
                     raise _Stop(logged["seq"], f"{_describe(logged)}: the {player} bot playing "
-                                f"{state.side} orders {chosen.model_dump()}, the log says "
+                                f"{state.to_act} orders {chosen.model_dump()}, the log says "
                                 f"{order.model_dump()}")
             try:
                 produced = decide(state, order, dice, by=by)

@@ -84,13 +84,30 @@ class BarrageOrder(_Strict):
     targets: tuple[str, ...]
 
 
+class MeleeOrder(_Strict):
+    """A melee attack on an adjacent enemy (the Portable Wargame): resolved at once."""
+
+    type: Literal["melee"] = "melee"
+    unit: str
+    target: str
+
+
+class HitChoiceOrder(_Strict):
+    """The owner's choice for a hit unit (hit table 4-6): retreat a cell or lose a strength
+    point. Given by the side that owns the unit, whoever's turn it is."""
+
+    type: Literal["hit_choice"] = "hit_choice"
+    unit: str
+    choice: Literal["retreat", "lose"]
+
+
 class EndPhaseOrder(_Strict):
     type: Literal["end_phase"] = "end_phase"
 
 
 Order = Annotated[
     Union[MoveOrder, RouteOrder, ShootOrder, TurnToFaceOrder, FormationOrder, RolesOrder,
-          BarrageOrder, EndPhaseOrder],
+          BarrageOrder, MeleeOrder, HitChoiceOrder, EndPhaseOrder],
     Field(discriminator="type"),
 ]
 ORDER_ADAPTER: TypeAdapter[Order] = TypeAdapter(Order)
@@ -264,6 +281,74 @@ class ArmyRolled(Envelope):
     units: tuple[ArmyUnit, ...]
 
 
+class InitiativeWon(Envelope):
+    """Both sides rolled for the initiative (the dice before this); the winner goes first."""
+
+    kind: Literal["initiative_won"] = "initiative_won"
+    winner: Side
+
+
+class UnitActivated(Envelope):
+    """A unit's activation begins; the one active before it is done for the turn."""
+
+    kind: Literal["unit_activated"] = "unit_activated"
+    unit: str
+
+
+class AttackRolled(Envelope):
+    """One attack's die: every modifier with its rule, the total and what it needed."""
+
+    kind: Literal["attack_rolled"] = "attack_rolled"
+    attack: Literal["shooting", "melee", "strike_back", "missile_machine", "pila"]
+    source: str
+    target: str
+    die: int
+    modifiers: tuple[tuple[str, int], ...] = ()
+    total: int
+    needed: int
+    hit: bool
+
+
+class HitTaken(Envelope):
+    """A hit unit's roll on the hit table: it loses a strength point, or its owner chooses."""
+
+    kind: Literal["hit_taken"] = "hit_taken"
+    unit: str
+    attacker: str
+    die: int
+    outcome: Literal["lose", "choose", "lose_no_retreat"]
+    retreat_to: Cell | None = None
+
+
+class StrengthLost(Envelope):
+    kind: Literal["strength_lost"] = "strength_lost"
+    unit: str
+    amount: int
+    total: int
+    left: int
+
+
+class UnitRetreated(Envelope):
+    kind: Literal["unit_retreated"] = "unit_retreated"
+    unit: str
+    from_cell: Cell
+    to_cell: Cell
+
+
+class ExhaustionPoints(Envelope):
+    """Each army's starting strength and the strength it may lose before it is exhausted."""
+
+    kind: Literal["exhaustion_points"] = "exhaustion_points"
+    strength: dict[str, int]
+    points: dict[str, int]
+
+
+class ArmyExhausted(Envelope):
+    kind: Literal["army_exhausted"] = "army_exhausted"
+    lost: int
+    point: int
+
+
 class UnitRemoved(Envelope):
     kind: Literal["unit_removed"] = "unit_removed"
     unit: str
@@ -301,6 +386,14 @@ EVENT_MODELS: tuple[type[Envelope], ...] = (
     RolesChosen,
     BarragePlanned,
     ArmyRolled,
+    InitiativeWon,
+    UnitActivated,
+    AttackRolled,
+    HitTaken,
+    StrengthLost,
+    UnitRetreated,
+    ExhaustionPoints,
+    ArmyExhausted,
     UnitRemoved,
     StateChecksum,
     GameEnded,

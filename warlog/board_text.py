@@ -11,7 +11,7 @@ from warlog.engine.state import GameState
 
 TERRAIN_MARK = {
     "open": " . ", "woods": " ♣ ", "village": " ▲ ", "hill": " ^ ", "marsh": " ≈ ",
-    "lake": " ~ ", "river": " ~ ", "ford": " f ", "bridge": " = ", "road": " - ",
+    "lake": " o ", "river": " ~ ", "ford": " f ", "bridge": " = ", "road": " - ",
 }
 TERRAIN_STYLE = {
     "woods": "green", "village": "yellow", "hill": "bright_black", "marsh": "cyan",
@@ -25,11 +25,25 @@ def _escape(text: str) -> str:
     return text.replace("[", r"\[")
 
 
+def type_codes(state: GameState) -> dict[str, str]:
+    """One letter per unit type of the game's period, unique: the first letter of the name's
+    words not yet taken, else of its other letters (Heavy Infantry H, Heavy Cavalry C, ...)."""
+    from warlog.engine.rulesets.tables import unit_types
+
+    codes: dict[str, str] = {}
+    for name in unit_types(state.rule_system, state.period):
+        words = name.replace("-", " ").split()
+        letters = [w[0] for w in words] + [c for c in name if c.isalpha()]
+        codes[name] = next((c.upper() for c in letters if c.upper() not in codes.values()), "?")
+    return codes
+
+
 def board_lines(state: GameState) -> list[str]:
     """The board, one string of rich markup per row, with column numbers on top."""
     grid, scenario = state.grid, state.scenario
     offset = grid.kind in ("hex", "brick")
     units = {u.cell: u for u in state.alive()}
+    codes = type_codes(state)
     objectives = {tuple(c) for c in scenario.victory.objectives}
     lines = ["    " + "".join(f"{c:^3}" for c in range(grid.width))]
     for row in range(grid.height):
@@ -37,7 +51,7 @@ def board_lines(state: GameState) -> list[str]:
         for col in range(grid.width):
             unit = units.get((col, row))
             if unit is not None:
-                mark = f"{unit.side[0].upper()}{unit.type[0]}{ARROW[unit.facing]}"
+                mark = f"{unit.side[0].upper()}{codes.get(unit.type, '?')}{ARROW[unit.facing]}"
                 cells.append(f"[{SIDE_STYLE[unit.side]}]{_escape(mark)}[/]")
                 continue
             terrain = scenario.terrain_at((col, row))
@@ -56,4 +70,9 @@ def legend(state: GameState) -> str:
     parts = [f"{TERRAIN_MARK[t].strip()} {t}" for t in used]
     if state.scenario.victory.objectives:
         parts.append("( ) objective")
-    return _escape("   ".join(parts + ["RI→ red Infantry facing E"]))
+    codes = type_codes(state)
+    types = [f"{code} {name}" for name, code in codes.items()
+             if any(u.type == name for u in state.units.values())]
+    example = next(iter(state.units.values()))
+    sample = f"{example.side[0].upper()}{codes.get(example.type, '?')}→ {example.side} {example.type} facing E"
+    return _escape("   ".join(parts + types + [sample]))

@@ -177,7 +177,10 @@ def show(
         title += f" — ended: {state.winner or 'draw'} ({state.end_reason})"
     from warlog.engine.analysis import unit_status
 
-    table = Table("unit", "side", "type", "cell", "facing", "hits", "state", title=escape(title))
+    from warlog.engine.rulesets import get_ruleset
+
+    lost = "SP lost" if get_ruleset(state.rule_system).measure == "strength" else "hits"
+    table = Table("unit", "side", "type", "cell", "facing", lost, "state", title=escape(title))
     for u in state.units.values():
         style = "dim" if u.removed else ("red" if u.side == "red" else "blue")
         status = ", ".join(unit_status(state, u)) if not u.removed else ""

@@ -9,6 +9,8 @@
     square UNIT | line UNIT          (form square, or leave it: Horse & Musket's optional square)
     defend SIDE                      (the roll-off winner names the defender: Machine Age trenches)
     barrage UNIT [UNIT ...]          (the attacker names the barrage's targets)
+    melee UNIT TARGET                (the Portable Wargame: a melee attack on an adjacent enemy)
+    retreat UNIT | lose UNIT         (the owner's choice for a hit unit: hit table 4-6)
     end                              (end the current phase)
 
 ``format_order`` writes the same notation, so the legal orders a player is shown can be typed
@@ -21,6 +23,8 @@ from warlog.events.model import (
     BarrageOrder,
     EndPhaseOrder,
     FormationOrder,
+    HitChoiceOrder,
+    MeleeOrder,
     MoveOrder,
     Order,
     RolesOrder,
@@ -31,7 +35,8 @@ from warlog.events.model import (
 
 USAGE = ("move UNIT FACING [DISTANCE] [then FACING] [attack ENEMY] | turn UNIT FACING | "
          "route UNIT C,R ... then FACING | shoot UNIT TARGET | face UNIT ENEMY | square UNIT | "
-         "line UNIT | defend SIDE | barrage UNIT ... | end")
+         "line UNIT | defend SIDE | barrage UNIT ... | melee UNIT TARGET | retreat UNIT | "
+         "lose UNIT | end")
 
 
 class NotationError(ValueError):
@@ -55,6 +60,10 @@ def parse_order(words: list[str]) -> Order:
         return TurnToFaceOrder(unit=args[0], enemy=args[1])
     if verb == "turn" and len(args) == 2:
         return MoveOrder(unit=args[0], facing=args[1].upper(), distance=0)
+    if verb == "melee" and len(args) == 2:
+        return MeleeOrder(unit=args[0], target=args[1])
+    if verb in ("retreat", "lose") and len(args) == 1:
+        return HitChoiceOrder(unit=args[0], choice=verb)
     if verb in ("square", "line") and len(args) == 1:
         return FormationOrder(unit=args[0], formation=verb)
     if verb == "defend" and len(args) == 1 and args[0].lower() in ("red", "blue"):
@@ -99,6 +108,10 @@ def format_order(order: Order) -> str:
         return f"route {order.unit} {cells} then {order.facing}".replace("  ", " ")
     if isinstance(order, FormationOrder):
         return f"{order.formation} {order.unit}"
+    if isinstance(order, MeleeOrder):
+        return f"melee {order.unit} {order.target}"
+    if isinstance(order, HitChoiceOrder):
+        return f"{order.choice} {order.unit}"
     if isinstance(order, RolesOrder):
         return f"defend {order.defender}"
     if isinstance(order, BarrageOrder):

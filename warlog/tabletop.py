@@ -67,7 +67,7 @@ def record(store: EventStore, game_id: str, order: Order, faces: list[int] | Non
     events = store.read(game_id)
     game = Game(events)
     state = game.state
-    who = state.players.get(state.side or "", state.side or "")
+    who = state.players.get(state.to_act or "", state.to_act or "")
     if state.dice_mode == "manual":
         dice = ManualDice(faces or [])
         new = game.play(order, by=who, dice=dice)

@@ -21,6 +21,7 @@ from warlog.dashboard import charts, data
 from warlog.engine import analysis
 from warlog.engine.fold import evolve
 from warlog.engine.rules import catalogue
+from warlog.engine.rulesets import get_ruleset
 from warlog.events.store import StoreError
 
 Event = dict[str, Any]
@@ -201,7 +202,7 @@ def main() -> None:
     board, narrative = st.columns([3, 2])
     with board:
         st.caption(f"After this step: turn {state.turn} · {state.side or '—'} {state.phase or ''}"
-                   " · circles show hits taken, triangles the facing; rings mark period state "
+                   f" · circles show {'strength points left' if get_ruleset(state.rule_system).measure == 'strength' else 'hits taken'}, triangles the facing; rings mark period state "
                    "(square, out of ammunition, trench, hull-down, spotted), named in the legend")
         marks = analysis.highlights(events[step.first : step.last + 1], state)
         st.plotly_chart(charts.board_figure(state, highlight=marks), key="board",

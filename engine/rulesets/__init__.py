@@ -15,9 +15,11 @@ def get_ruleset(system: str) -> Ruleset:
     known ones otherwise."""
     ruleset = _LOADED.get(system)
     if ruleset is None:
-        if system != "ohw":
-            raise ValueError(f"unknown rule system {system!r}; known: ohw")
-        from warlog.engine.rulesets.ohw import OneHourWargames
-
-        ruleset = _LOADED[system] = OneHourWargames()
+        if system == "ohw":
+            from warlog.engine.rulesets.ohw import OneHourWargames as Kind
+        elif system == "portable":
+            from warlog.engine.rulesets.portable import PortableWargame as Kind
+        else:
+            raise ValueError(f"unknown rule system {system!r}; known: ohw, portable")
+        ruleset = _LOADED[system] = Kind()
     return ruleset

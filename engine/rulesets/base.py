@@ -18,9 +18,15 @@ from warlog.events.model import Order
 class Ruleset(Protocol):
     system: str
     automatic_phases: frozenset[str]
+    checksum_rules: tuple[str, ...]  # cited by the state checksum that closes every turn
+    measure: str  # "hits" (hits taken count up) or "strength" (strength points count down)
 
-    def phases(self, state: GameState) -> tuple[str, ...]:
-        """The phases of one player turn, in order."""
+    def turn_steps(self, state: GameState) -> tuple[tuple[str, str | None], ...]:
+        """One game turn's phases in order, each with whose it is: "first" (the side going
+        first this turn), "second", or None (a phase of both sides, e.g. an initiative roll)."""
+
+    def end_turn(self, ctx: Context) -> None:
+        """Whatever the rules check once a turn is over (e.g. both armies exhausted)."""
 
     def pregame(self, state: GameState) -> tuple[tuple[str, str | None], ...]:
         """The (phase, side) steps before the first turn (turn 0), e.g. rolling the armies."""

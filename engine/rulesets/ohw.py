@@ -52,8 +52,19 @@ class OneHourWargames:
     def row(self, state: GameState, unit: Unit) -> dict[str, Any]:
         return ohw_combat.unit_row(state, self.period(state), unit.type)
 
+    measure = "hits"  # what the number on a unit counts
+    checksum_rules = ("ohw.turn",)
+
     def phases(self, state: GameState) -> tuple[str, ...]:
         return tuple(self.period(state)["phases"])
+
+    def turn_steps(self, state: GameState) -> tuple[tuple[str, str | None], ...]:
+        """ohw.turn: the first player's phases, then the second player's."""
+        phases = self.phases(state)
+        return tuple((p, "first") for p in phases) + tuple((p, "second") for p in phases)
+
+    def end_turn(self, ctx: Context) -> None:
+        return None
 
     def turn_rule(self, state: GameState) -> str:
         """ohw.turn, or the period's own turn sequence where it differs (no melee, spotting)."""
@@ -86,7 +97,9 @@ class OneHourWargames:
                 what = "name the defender" if state.phase == "roles" else "name the barrage's targets"
                 raise IllegalOrder(PREGAME_RULES[state.phase], f"{state.side} must first {what}")
             return
-        needed = ORDER_PHASE[order.type]
+        needed = ORDER_PHASE.get(order.type)
+        if needed is None:
+            raise IllegalOrder("ohw.turn", f"One Hour Wargames has no {order.type} order")
         if state.phase != needed:
             raise IllegalOrder(self.turn_rule(state), f"a {order.type} order belongs to the "
                                                       f"{needed} phase, not {state.phase}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rich.text import Text
 
-from warlog.board_text import board_lines, legend
+from warlog.board_text import board_lines, legend, type_codes
 from warlog.engine.bots import play_out
 from warlog.engine.fold import replay
 from warlog.engine.scenario import bundled_scenarios
@@ -15,11 +15,15 @@ def plain(line: str) -> str:
     return Text.from_markup(line).plain
 
 
-@pytest.mark.parametrize("scenario", bundled_scenarios(), ids=lambda s: s.grid.kind)
+@pytest.mark.parametrize("scenario", bundled_scenarios(), ids=lambda s: s.id)
 def test_board_shows_each_live_unit_at_its_cell(scenario):
     events = play_out("b", scenario, seed=3).events
     state = replay(events, upto=events[len(events) // 3]["seq"])
     rows = [plain(line) for line in board_lines(state)]
+    codes = type_codes(state)
+    assert len(set(codes.values())) == len(codes)  # one letter a type, never shared
+    assert all(f"{code} {name}" in legend(state) for name, code in codes.items()
+               if any(u.type == name for u in state.units.values()))
     assert len(rows) == state.grid.height + 1
     offset = scenario.grid.kind != "square"
     for row, text in enumerate(rows[1:]):
@@ -29,7 +33,7 @@ def test_board_shows_each_live_unit_at_its_cell(scenario):
         for col, mark in enumerate(cells):
             unit = state.unit_at((col, row))
             if unit is not None:
-                assert mark[0] == unit.side[0].upper() and mark[1] == unit.type[0]
+                assert mark[0] == unit.side[0].upper() and mark[1] == codes[unit.type]
             else:
                 assert mark[0] != "R" and mark[0] != "B"
     assert "objective" in legend(state)

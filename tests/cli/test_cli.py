@@ -251,15 +251,17 @@ def test_import_refuses_a_game_that_cannot_be_replayed(tmp_path, replay_file):
     assert json.loads(run("games", "--db", str(db), "--json").output) == []
 
 
-@pytest.mark.parametrize("period", ["ancients", "dark_ages", "medieval", "pike_and_shot",
-                                    "horse_and_musket", "machine_age", "ww2"])
-def test_simulate_gives_a_game_that_verifies_in_every_period(tmp_path, period):
+@pytest.mark.parametrize("system,period", [
+    ("ohw", "ancients"), ("ohw", "dark_ages"), ("ohw", "medieval"), ("ohw", "pike_and_shot"),
+    ("ohw", "horse_and_musket"), ("ohw", "machine_age"), ("ohw", "ww2"),
+    ("portable", "ancient_battles")])
+def test_simulate_gives_a_game_that_verifies_in_every_period(tmp_path, system, period):
     listed = json.loads(run("scenarios", "--json").output)
     scenario = next(s["id"] for s in listed if s["period"] == period)
     path = tmp_path / f"{period}.jsonl"
     run("simulate", scenario, "--seed", "3", "--out", str(path))
     assert "OK" in run("verify", str(path)).output
-    assert f"ohw {period}" in run("log", str(path)).output
+    assert f"{system} {period}" in run("log", str(path)).output
 
 
 def test_army_rolls_on_the_table_and_refuses_what_it_does_not_have():
@@ -274,6 +276,11 @@ def test_army_rolls_on_the_table_and_refuses_what_it_does_not_have():
         argv = ["army", "--period", "ancients", "--units", "3", *args]
         result = runner.invoke(app, argv)
         assert result.exit_code == 2 and words in result.output and "Traceback" not in result.output
+
+
+def test_rules_lists_the_portable_wargame():
+    out = run("rules", "portable").output
+    assert "portable.exhaustion" in out and "portable.hit_table" in out and "ohw." not in out
 
 
 def test_rules_prints_notes_and_interpretations_of_a_period():

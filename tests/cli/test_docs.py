@@ -21,7 +21,10 @@ def test_every_command_is_in_the_readme():
 
 
 def test_every_option_is_in_the_readme():
-    missing = [o for o in load_table("ohw")["options"] if f"`{o}`" not in README]
+    from warlog.engine.rulesets.tables import systems
+
+    missing = [o for system in systems() for o in load_table(system)["options"]
+               if f"`{o}`" not in README]
     assert not missing, f"README does not document options: {missing}"
 
 

@@ -172,3 +172,20 @@ def test_exhaustion_chart_draws_lost_strength_against_a_labelled_reference(games
         else:
             assert not marks
     assert any(s.x0 == 3 for s in fig.layout.shapes)
+
+
+def test_exhaustion_chart_marks_the_turn_a_portable_army_became_exhausted():
+    from pathlib import Path
+
+    import orjson
+
+    path = Path(__file__).resolve().parents[1] / "golden" / "portable-exhaustion-square.events.jsonl"
+    events = [orjson.loads(line) for line in path.read_bytes().splitlines()]
+    declared = {e["side"]: e["turn"] for e in events if e["kind"] == "army_exhausted"}
+    assert declared
+    fig = charts.exhaustion_figure(analysis.exhaustion(events))
+    for side, turn in declared.items():
+        mark = one(fig, "exhausted", side=side)
+        assert mark.meta["turn"] == turn and mark.meta["basis"] == "rule"
+        line = one(fig, "threshold", side=side)
+        assert "portable.exhaustion" in line.name and line.line.dash == "solid"

@@ -97,13 +97,15 @@ def test_attrition_totals_equal_the_hits_inflicted_per_side(games):
         for e in events:
             if e["kind"] == "hits_inflicted":
                 hits[side_of[e["target"]]] += e["hits"]
+            elif e["kind"] == "strength_lost":
+                hits[side_of[e["unit"]]] += e["amount"]
             elif e["kind"] == "unit_removed":
                 lost[side_of[e["unit"]]] += 1
         rows = analysis.attrition(events)
         last = max(e["turn"] for e in events)
         assert [(r["turn"], r["side"]) for r in rows] == [
             (t, s) for t in range(last + 1) for s in ("red", "blue")]
-        before = Counter()  # turn 0 is the set-up: only a pre-game barrage hits there
+        before: Counter = Counter()  # turn 0 is the set-up: only a pre-game barrage hits there
         for e in events:
             if e["kind"] == "hits_inflicted" and e["turn"] == 0:
                 before[side_of[e["target"]]] += e["hits"]
@@ -150,6 +152,8 @@ def test_luck_counts_dice_and_hits_per_side(games):
             assert rows[side]["mean_face"] == (round(sum(faces) / len(faces), 2) if faces else None)
             dealt = sum(e["hits"] for e in events
                         if e["kind"] == "hits_inflicted" and _striker(e, side_of) == side)
+            dealt += sum(e["hit"] for e in events  # the Portable Wargame: a die hits or misses
+                         if e["kind"] == "attack_rolled" and side_of[e["source"]] == side)
             assert rows[side]["hits"] == dealt
             assert rows[side]["luck"] == pytest.approx(dealt - rows[side]["expected_hits"], abs=0.02)
 
@@ -194,8 +198,11 @@ def test_highlights_mark_paths_attacks_and_removals(games):
             for h in analysis.highlights(group, state):
                 kinds[h["kind"]] += 1
                 if h["kind"] == "path":
-                    moved = next(e for e in group if e["kind"] == "unit_moved"
+                    moved = next(e for e in group if e["kind"] in ("unit_moved", "unit_retreated")
                                  and e["unit"] == h["unit"] and tuple(e["to_cell"]) == h["cells"][-1])
+                    if moved["kind"] == "unit_retreated":
+                        assert h["cells"] == [tuple(moved["from_cell"]), tuple(moved["to_cell"])]
+                        continue
                     assert h["cells"][0] == tuple(moved["from_cell"])
                     assert len(h["cells"]) == len(moved["path"]) + 1
                 elif h["kind"] in ("shooting", "melee", "contact"):
@@ -219,6 +226,8 @@ def test_exhaustion_adds_up_strength_lost_against_a_one_third_reference(games):
     never more than hits_to_remove a unit) is measured against one third of its starting
     strength, labelled a reference."""
     for name, events in games.items():
+        if events[0]["rule_system"] != "ohw":
+            continue
         rows = analysis.exhaustion(events)
         last = max(e["turn"] for e in events)
         assert [(r["turn"], r["side"]) for r in rows] == [
@@ -245,3 +254,21 @@ def test_exhaustion_counts_a_rolled_army():
               (GOLDEN / "army-dark-ages-6-hex.events.jsonl").read_bytes().splitlines()]
     red = [r for r in analysis.exhaustion(events) if r["side"] == "red"]
     assert red[0]["turn"] == 0 and red[0]["start"] == 60  # six rolled units of 10 hits
+
+
+def test_portable_exhaustion_follows_the_recorded_points_and_the_army_exhausted_events(games):
+    """The Portable Wargame's own rule: the threshold is the exhaustion point recorded before the
+    first turn, lost strength counts a Commander only once lost, and an army is exhausted from
+    the turn its army_exhausted event says."""
+    portable = {n: e for n, e in games.items() if e[0]["rule_system"] == "portable"}
+    assert portable
+    for name, events in portable.items():
+        points = next(e for e in events if e["kind"] == "exhaustion_points")
+        declared = {e["side"]: e["turn"] for e in events if e["kind"] == "army_exhausted"}
+        for r in analysis.exhaustion(events):
+            assert r["basis"] == "rule" and r["rule"] == "portable.exhaustion"
+            assert r["threshold"] == points["points"][r["side"]]
+            assert r["start"] == points["strength"][r["side"]]
+            assert r["exhausted"] == (r["side"] in declared and declared[r["side"]] <= r["turn"])
+            if r["exhausted"]:
+                assert r["lost"] >= r["threshold"], name

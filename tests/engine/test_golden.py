@@ -24,7 +24,7 @@ from golden.golden_runner import (
 )
 from warlog.engine.fold import replay
 from warlog.engine.rules import catalogue
-from warlog.engine.rulesets.tables import periods
+from warlog.engine.rulesets.tables import periods, systems
 from warlog.engine.verify import verify
 
 PATHS = case_paths()
@@ -84,6 +84,14 @@ def test_golden_games_of_each_period_cite_all_its_own_rules(period):
     wanted = [r.id for r in catalogue().values() if r.id.startswith(f"ohw.{period}.")]
     missing = [rule for rule in wanted if rule not in cited]
     assert wanted and not missing, f"no {period} golden game cites: {', '.join(missing)}"
+
+
+@pytest.mark.parametrize("system", [s for s in systems() if s != "ohw"])
+def test_golden_games_of_each_rule_system_cite_all_its_rules(system):
+    cited = _cited(p for p in PATHS if load_case(p).scenario["rule_system"] == system)
+    wanted = [r.id for r in catalogue().values() if r.id.startswith(f"{system}.")]
+    missing = [rule for rule in wanted if rule not in cited]
+    assert wanted and not missing, f"no {system} golden game cites: {', '.join(missing)}"
 
 
 def test_every_catalogue_rule_has_a_golden_game():

@@ -15,6 +15,8 @@ from warlog.engine.scenario import bundled_scenarios
 from warlog.events.model import (
     BarrageOrder,
     FormationOrder,
+    HitChoiceOrder,
+    MeleeOrder,
     MoveOrder,
     RolesOrder,
     RouteOrder,
@@ -36,6 +38,12 @@ def every_conceivable_order(state):
         for n in range(len(enemies) + 1):
             yield from (BarrageOrder(targets=c) for c in combinations(enemies, n))
         return
+    if state.pending:
+        owed = state.pending[0]["unit"]
+        yield from (HitChoiceOrder(unit=u.id, choice=c) for u in state.alive()
+                    for c in ("retreat", "lose"))
+        yield MeleeOrder(unit=owed, target=owed)
+        return
     for u in state.alive(state.side):
         for f in grid.facings:
             for d in range(0, 6):
@@ -53,12 +61,15 @@ def every_conceivable_order(state):
             if e.side != u.side:
                 yield ShootOrder(unit=u.id, target=e.id)
                 yield TurnToFaceOrder(unit=u.id, enemy=e.id)
+                yield MeleeOrder(unit=u.id, target=e.id)
 
 
 def _paths(state, u):
     """Every route of up to 6 cells the referee does not refuse before its end (a prefix may
     pass through a friend it could not stop on), for free-turning periods."""
-    if state.phase != "movement" or get_ruleset("ohw").period(state)["turning"] != "free":
+    ruleset = get_ruleset(state.rule_system)
+    free = state.rule_system != "ohw" or ruleset.period(state)["turning"] == "free"
+    if state.phase not in ("movement", "activation") or not free:
         return
     todo = [()]
     while todo:
@@ -69,7 +80,7 @@ def _paths(state, u):
                 continue
             route = (*path, n)
             try:
-                get_ruleset("ohw").check(state, RouteOrder(unit=u.id, path=route, facing=u.facing))
+                ruleset.check(state, RouteOrder(unit=u.id, path=route, facing=u.facing))
             except IllegalOrder as exc:
                 if "occupied" not in exc.message:
                     continue
@@ -81,7 +92,7 @@ def _paths(state, u):
 
 def accepted(state, order) -> bool:
     try:
-        get_ruleset("ohw").check(state, order)
+        get_ruleset(state.rule_system).check(state, order)
     except IllegalOrder:
         return False
     return True
@@ -102,9 +113,12 @@ def normal(state, order):
     if isinstance(order, RouteOrder):
         if not order.path:
             return ("route", order.unit, None, order.facing)
-        ruleset = get_ruleset("ohw")
-        reach = follow(ruleset.mover(state, state.units[order.unit], False), order.path)
-        return ("route", order.unit, reach.cells[-1][0], order.facing)
+        ruleset, unit = get_ruleset(state.rule_system), state.units[order.unit]
+        if state.rule_system == "ohw":
+            end = follow(ruleset.mover(state, unit, False), order.path).cells[-1][0]
+        else:
+            end = ruleset.walk(state, unit, order.path)[0][-1]
+        return ("route", order.unit, end, order.facing)
     if isinstance(order, BarrageOrder):
         return ("barrage", tuple(sorted(order.targets)))
     return order

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from warlog.engine.rules import catalogue, rules_for, sources
-from warlog.engine.rulesets.tables import load_table
+from warlog.engine.rulesets.tables import load_table, systems
 
 
 def test_every_rule_has_text_and_a_source():
@@ -11,18 +11,20 @@ def test_every_rule_has_text_and_a_source():
     assert len(rules) >= 30
     for r in rules.values():
         assert r.text.strip() and r.source.strip(), r.id
-        assert r.id.split(".")[0] in ("grid", "ohw"), r.id
+        assert r.id.split(".")[0] in ("grid", *systems()), r.id
 
 
 def test_options_and_interpretations_point_at_each_other():
-    options = load_table("ohw")["options"]
     rules = catalogue()
-    for name, spec in options.items():
-        assert spec["rule"] in rules, f"option {name} cites unknown rule {spec['rule']}"
-        assert rules[spec["rule"]].option == name, f"{spec['rule']} does not name option {name}"
+    every = set()
+    for system in systems():
+        for name, spec in load_table(system)["options"].items():
+            every.add(name)
+            assert spec["rule"] in rules, f"option {name} cites unknown rule {spec['rule']}"
+            assert rules[spec["rule"]].option == name, f"{spec['rule']} does not name option {name}"
     for r in rules.values():
         if r.option is not None:
-            assert r.option in options, f"{r.id} names unknown option {r.option}"
+            assert r.option in every, f"{r.id} names unknown option {r.option}"
 
 
 def test_rules_for_a_period_leave_out_the_other_periods():
@@ -50,10 +52,10 @@ def test_every_rule_the_engine_cites_is_in_the_catalogue():
 
     root = Path(__file__).resolve().parents[2] / "engine"
     sources_of_rules = [*(root / "rulesets").glob("*.py"), root / "flow.py",
-                        root / "rulesets" / "ohw.toml"]
+                        root / "rulesets" / "ohw.toml", root / "rulesets" / "portable.toml"]
     text = "".join(p.read_text("utf-8") for p in sources_of_rules)
     known = catalogue()
-    for rule in set(re.findall(r'"((?:grid|ohw)\.[a-z_0-9.]*[a-z0-9_])"', text)):
+    for rule in set(re.findall(r'"((?:grid|ohw|portable)\.[a-z_0-9.]*[a-z0-9_])"', text)):
         if rule.count(".") >= 1 and not rule.endswith("."):
             assert rule in known, rule
     for suffix in set(re.findall(r'f"ohw\.\{[a-z_.]+\}\.([a-z_]+)"', text)):

@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from warlog.engine.geometry import GRID_KINDS
-from warlog.engine.rulesets.tables import load_table, option_specs, periods, unit_types
+from warlog.engine.rulesets.tables import load_table, option_specs, periods, systems, unit_types
 from warlog.engine.scenario import (
     ScenarioError,
     bundled_scenarios,
@@ -169,22 +169,28 @@ def _placed(s, side: str) -> list[tuple[tuple[int, int], str]]:
 
 
 def test_every_bundled_scenario_loads_and_follows_the_brief():
-    """At least one scenario per period, every grid kind, army-table sized armies of the
-    period's own types."""
+    """At least one scenario per rule system and period, every grid kind; One Hour Wargames
+    armies of army-table sizes, Portable Wargame armies of 6 to 10 with a Commander; every unit
+    of its period's types."""
     scenarios = bundled_scenarios()
     assert [s.id for s in scenarios] == sorted(s.id for s in scenarios)
     assert {s.grid.kind for s in scenarios} == set(GRID_KINDS)
-    assert {s.period for s in scenarios} == set(periods("ohw"))
+    assert {(s.rule_system, s.period) for s in scenarios} == {
+        (system, p) for system in systems() for p in periods(system)}
     for s in scenarios:
         assert s.title and s.description
-        assert s.rule_system == "ohw" and s.id.startswith(s.period.replace("_", "-"))
-        assert s.victory.turn_limit == 15
+        prefix = s.period if s.rule_system == "ohw" else s.rule_system
+        assert s.id.startswith(prefix.replace("_", "-")), s.id
         assert 1 <= len(s.victory.objectives) <= 3
         for side in ("red", "blue"):
             units = [unit for unit in s.units if unit.side == side]
             count = s.armies[side].units if side in s.armies else len(units)
-            assert count in (3, 4, 6), (s.id, side)
-            assert {unit.type for unit in units} <= set(unit_types("ohw", s.period))
+            if s.rule_system == "ohw":
+                assert s.victory.turn_limit == 15
+                assert count in (3, 4, 6), (s.id, side)
+            else:
+                assert 6 <= count <= 10 and any(u.type == "Commander" for u in units), (s.id, side)
+            assert {unit.type for unit in units} <= set(unit_types(s.rule_system, s.period))
 
 
 def test_bundled_files_are_named_after_their_ids():
@@ -203,7 +209,7 @@ def test_bundled_terrain_covers_the_rules():
 def test_bundled_roads_have_a_straight_run():
     """The road bonus needs several road cells in a line (a row is straight on every grid)."""
     for s in bundled_scenarios():
-        if "road" not in s.terrain:
+        if "road" not in s.terrain or s.rule_system != "ohw":  # only One Hour Wargames has it
             continue
         road = set(load_table("ohw")["terrain"]["road"])
         runs = [
@@ -225,6 +231,8 @@ def test_bundled_scenarios_use_their_periods_special_rules():
     year on both sides of 1860, a rolled army, terrain the period's hooks read."""
     by_period: dict[str, list] = {}
     for s in bundled_scenarios():
+        if s.rule_system != "ohw":
+            continue
         by_period.setdefault(s.period, []).append(s)
     assert any(s.options.get("square") for s in by_period["horse_and_musket"])
     years = {s.year for s in by_period["horse_and_musket"]}

@@ -1,0 +1,447 @@
+"""The Portable Wargame: Ancient Battles (``portable``, Bob Cordery) on a grid: the referee.
+
+The unit table is data (portable.toml). A turn: the missile machines fire, both sides roll for
+the initiative, then each side activates its units one at a time: a unit moves, or moves and
+shoots, or moves and attacks in melee (infantry may attack and then move). Combat, the hit
+table, strength points and exhaustion are in portable_combat. Every army's exhaustion point is
+recorded before the first turn; the moment an army reaches it an ``army_exhausted`` event says
+so, and from the next turn on the army may not attack or move toward the enemy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from warlog.engine.flow import Context
+from warlog.engine.geometry import Cell
+from warlog.engine.rules import IllegalOrder
+from warlog.engine.rulesets import portable_combat as combat
+from warlog.engine.rulesets.tables import load_table
+from warlog.engine.state import GameState, Unit, other_side
+from warlog.events import model
+from warlog.events.model import (
+    EndPhaseOrder,
+    HitChoiceOrder,
+    MeleeOrder,
+    Order,
+    RouteOrder,
+    ShootOrder,
+)
+
+SIDES = ("red", "blue")
+UNIT_ORDERS = (RouteOrder, ShootOrder, MeleeOrder)
+
+
+class PortableWargame:
+    system = "portable"
+    automatic_phases = frozenset({"initiative", "muster"})
+    measure = "strength"  # what the number on a unit counts
+    checksum_rules = ("portable.turn",)
+
+    def __init__(self) -> None:
+        self.table = load_table("portable")
+
+    # -- tables and turn -----------------------------------------------------------------------
+    def period(self, state: GameState) -> dict[str, Any]:
+        return self.table["periods"][state.period]
+
+    def row(self, state: GameState, unit: Unit) -> dict[str, Any]:
+        return self.period(state)["units"][unit.type]
+
+    def kind(self, state: GameState, unit: Unit) -> str:
+        return self.row(state, unit)["class"]
+
+    def turn_steps(self, state: GameState) -> tuple[tuple[str, str | None], ...]:
+        return tuple((phase, role or None) for phase, role in self.period(state)["steps"])
+
+    def pregame(self, state: GameState) -> tuple[tuple[str, str | None], ...]:
+        return (("muster", None),)
+
+    def phase_rules(self, state: GameState, phase: str) -> tuple[str, ...]:
+        return {"muster": ("portable.exhaustion",), "initiative": ("portable.initiative",),
+                "missile_machines": ("portable.turn", "portable.missile_machines"),
+                "activation": ("portable.turn", "portable.activation")}[phase]
+
+    def begin_phase(self, ctx: Context) -> None:
+        return None
+
+    def resolve_phase(self, ctx: Context) -> None:
+        s = ctx.state
+        if s.phase == "muster":
+            strength = {side: combat.army_strength(s, side, self.table)[0] for side in SIDES}
+            points = {side: -(-strength[side] // 3) for side in SIDES}
+            ctx.emit(model.ExhaustionPoints, strength=strength, points=points,
+                     rules=("portable.exhaustion",))
+        elif s.phase == "initiative":
+            while True:
+                red = ctx.roll("initiative (red)", "portable.initiative")
+                blue = ctx.roll("initiative (blue)", "portable.initiative")
+                if red != blue:
+                    break
+            ctx.emit(model.InitiativeWon, winner="red" if red > blue else "blue",
+                     rules=("portable.initiative",))
+
+    def end_turn(self, ctx: Context) -> None:
+        combat.both_exhausted(ctx, self.table)
+
+    def end_of_game(self, ctx: Context) -> None:
+        combat.last_turn(ctx, self.table)
+
+    def strength(self, state: GameState, unit: Unit) -> tuple[int, int]:
+        return combat.max_sp(state, unit, self.table), combat.counted_loss(state, unit, self.table)
+
+    def exhaustion_point(self, state: GameState, side: str, start: int) -> tuple[float, str | None]:
+        return state.exhaustion.get(side, -(-start // 3)), "portable.exhaustion"
+
+    def exhausted(self, state: GameState, side: str) -> bool:
+        """Exhaustion binds from the turn after the army reached its point."""
+        return side in state.exhausted and state.turn > state.exhausted[side]
+
+    # -- the referee -------------------------------------------------------------------------
+    def check(self, state: GameState, order: Order) -> None:
+        if state.ended:
+            raise IllegalOrder("portable.victory", "the battle is over")
+        if state.pending:
+            owed = state.pending[0]
+            if not isinstance(order, HitChoiceOrder) or order.unit != owed["unit"]:
+                raise IllegalOrder("portable.hit_table", f"{owed['side']} must first choose for "
+                                   f"{owed['unit']}: retreat or lose a strength point")
+            return
+        if isinstance(order, HitChoiceOrder):
+            raise IllegalOrder("portable.hit_table", f"no choice is owed for {order.unit}")
+        if isinstance(order, EndPhaseOrder):
+            return
+        if not isinstance(order, UNIT_ORDERS):
+            raise IllegalOrder("portable.turn", f"the Portable Wargame has no {order.type} order")
+        unit = self._own_unit(state, order.unit)
+        if state.phase == "missile_machines":
+            if not isinstance(order, ShootOrder) or self.kind(state, unit) != "machine":
+                raise IllegalOrder("portable.missile_machines", "only Missile Machines act in the "
+                                   "missile-machine phase, and only to shoot")
+        elif state.phase != "activation":
+            raise IllegalOrder("portable.turn", f"no orders in the {state.phase} phase")
+        elif unit.done:
+            raise IllegalOrder("portable.activation", f"{unit.id} has been activated this turn")
+        if isinstance(order, RouteOrder):
+            self._check_route(state, unit, order)
+        elif isinstance(order, ShootOrder):
+            self._check_shoot(state, unit, order)
+        else:
+            self._check_melee(state, unit, order)
+
+    def _own_unit(self, state: GameState, unit_id: str) -> Unit:
+        unit = state.units.get(unit_id)
+        if unit is None or unit.removed:
+            raise IllegalOrder("portable.turn", f"there is no unit {unit_id!r} on the board")
+        if unit.side != state.side:
+            raise IllegalOrder("portable.turn", f"{unit_id} is {unit.side}'s, and it is "
+                                                f"{state.side}'s turn")
+        return unit
+
+    def _target(self, state: GameState, unit: Unit, target_id: str) -> Unit:
+        target = state.units.get(target_id)
+        if target is None or target.removed or target.side == unit.side:
+            raise IllegalOrder("portable.resolution", f"{target_id!r} is not an enemy unit on the board")
+        return target
+
+    def _may_attack(self, state: GameState, unit: Unit) -> None:
+        if self.exhausted(state, unit.side):
+            raise IllegalOrder("portable.exhaustion", f"{unit.side}'s army is exhausted: it may "
+                                                      "hold its ground but not attack")
+        if unit.fought:
+            raise IllegalOrder("portable.activation", f"{unit.id} has already attacked this turn")
+        if self.kind(state, unit) == "commander":
+            raise IllegalOrder("portable.units", "a Commander does not attack")
+
+    def _check_shoot(self, state: GameState, unit: Unit, order: ShootOrder) -> None:
+        self._may_attack(state, unit)
+        target = self._target(state, unit, order.target)
+        row, kind = self.row(state, unit), self.kind(state, unit)
+        distance = state.grid.distance(unit.cell, target.cell)
+        if kind == "machine" and state.phase != "missile_machines":
+            raise IllegalOrder("portable.missile_machines", "Missile Machines shoot only in the "
+                                                            "missile-machine phase")
+        reach = row["range"]
+        if row.get("pila") and reach < 2:  # portable.pila: once per battle, at range 2
+            if not state.options.get("pila"):
+                raise IllegalOrder("portable.pila", "pila are the optional rule: options.pila is off")
+            if unit.pila_used:
+                raise IllegalOrder("portable.pila", f"{unit.id} has thrown its pila: once per battle")
+            reach = 2
+        if reach < 2:
+            raise IllegalOrder("portable.units", f"{unit.type} have no missiles (attack range "
+                                                 "adjacent only)")
+        if distance <= 1:
+            raise IllegalOrder("grid.shooting", f"{target.id} is adjacent: attack it in melee")
+        if distance > reach:
+            raise IllegalOrder("portable.units", f"{target.id} is {distance} cells away; "
+                                                 f"{unit.type} reach {reach}")
+        arc = state.options["arc_degrees"]
+        if not state.grid.in_arc(unit.cell, unit.facing, target.cell, arc):
+            raise IllegalOrder("grid.arc", f"{target.id} is outside the {arc}-degree arc of "
+                                           f"{unit.id} (facing {unit.facing})")
+
+    def _check_melee(self, state: GameState, unit: Unit, order: MeleeOrder) -> None:
+        self._may_attack(state, unit)
+        target = self._target(state, unit, order.target)
+        if self.kind(state, unit) == "machine":
+            raise IllegalOrder("portable.missile_machines", "Missile Machines shoot only in the "
+                                                            "missile-machine phase")
+        if state.grid.distance(unit.cell, target.cell) != 1:
+            raise IllegalOrder("grid.adjacent", f"{target.id} is not adjacent to {unit.id}")
+
+    def _check_route(self, state: GameState, unit: Unit, order: RouteOrder) -> None:
+        if order.facing not in state.grid.facings:
+            raise IllegalOrder("portable.move", f"{order.facing!r} is not a side of a "
+                                                f"{state.grid.kind} cell")
+        self._may_move(state, unit)
+        if not order.path and order.facing == unit.facing:
+            raise IllegalOrder("portable.activation", f"this order leaves {unit.id} as it is")
+        if len(order.path) > self.row(state, unit)["move"]:
+            raise IllegalOrder("portable.units", f"{unit.type} move at most "
+                                                 f"{self.row(state, unit)['move']} cells")
+        cells, _ = self.walk(state, unit, order.path)
+        if cells and not self._may_end(state, unit, cells[-1]):
+            raise IllegalOrder("portable.exhaustion", f"{unit.side}'s army is exhausted: it "
+                               "may not move toward the enemy")
+
+    def _may_end(self, state: GameState, unit: Unit, end: Cell) -> bool:
+        """portable.exhaustion: an exhausted army's unit may not end nearer the enemy."""
+        if not self.exhausted(state, unit.side):
+            return True
+        return self._nearest(state, unit, end) >= self._nearest(state, unit, unit.cell)
+
+    def _may_move(self, state: GameState, unit: Unit) -> None:
+        """The reasons a unit may not move at all now, whatever the route."""
+        p = self.period(state)
+        if unit.acted:
+            raise IllegalOrder("portable.activation", f"{unit.id} has already moved this turn")
+        if unit.shot or (unit.fought and unit.type not in p["infantry"]):
+            raise IllegalOrder("portable.infantry_attack_move", "only infantry may attack and "
+                                                                 "then move")
+        charged = state.units.get(unit.charged or "")
+        if (self.kind(state, unit) == "mounted" and charged is not None and not charged.removed
+                and state.grid.distance(unit.cell, charged.cell) == 1):
+            raise IllegalOrder("portable.mounted_melee", f"{unit.type} that attacked "
+                               f"{charged.id} in melee may not withdraw: only retreat or fall")
+
+    def _nearest(self, state: GameState, unit: Unit, cell: Cell) -> int:
+        return min((state.grid.distance(cell, e.cell) for e in state.alive(other_side(unit.side))),
+                   default=0)
+
+    def walk(self, state: GameState, unit: Unit, path) -> tuple[list[Cell], bool]:
+        """The cells a route enters, as far as it goes (portable.move: a unit entering a cell
+        next to an enemy stops there), and whether it stopped short; IllegalOrder for a step the
+        rules refuse."""
+        judge = _Steps(state, unit, self.table)
+        cells, prev = [], unit.cell
+        for i, cell in enumerate(path):
+            cell = tuple(cell)
+            problem = judge.problem(prev, cell, last=i == len(path) - 1)
+            if problem is not None:
+                raise problem
+            cells.append(cell)
+            prev = cell
+            if cell in judge.contact and i < len(path) - 1:
+                return cells, True
+        return cells, False
+
+    # -- consequences ------------------------------------------------------------------------
+    def apply(self, ctx: Context, order: Order) -> bool:
+        s = ctx.state
+        if isinstance(order, HitChoiceOrder):
+            self._apply_choice(ctx, order)
+            return False
+        if isinstance(order, UNIT_ORDERS) and s.phase == "activation" and s.active != order.unit:
+            ctx.emit(model.UnitActivated, unit=order.unit, rules=("portable.activation",))
+        if isinstance(order, RouteOrder):
+            self._apply_route(ctx, order)
+        elif isinstance(order, ShootOrder):
+            self._apply_shoot(ctx, order)
+        elif isinstance(order, MeleeOrder):
+            self._apply_melee(ctx, order)
+        return False
+
+    def _apply_route(self, ctx: Context, order: RouteOrder) -> None:
+        s = ctx.state
+        unit = s.units[order.unit]
+        start = unit.facing
+        if order.path:
+            cells, stopped = self.walk(s, unit, order.path)
+            rules = ["portable.move", "portable.units", "portable.activation"]
+            if any(s.terrain.get(c, "open") in self.period(s).get("entry", {}) for c in cells):
+                rules.append("portable.terrain")
+            if unit.fought:
+                rules.append("portable.infantry_attack_move")
+            ctx.emit(model.UnitMoved, unit=unit.id, path=tuple(cells), from_cell=unit.cell,
+                     to_cell=cells[-1], stopped_by="portable.move" if stopped else None,
+                     rules=tuple(rules))
+        if order.facing != start:
+            ctx.emit(model.UnitTurned, unit=unit.id, from_facing=start, to_facing=order.facing,
+                     used_move=not order.path, rules=("portable.move",))
+
+    def _apply_shoot(self, ctx: Context, order: ShootOrder) -> None:
+        s = ctx.state
+        unit, target = s.units[order.unit], s.units[order.target]
+        row = self.row(s, unit)
+        distance = s.grid.distance(unit.cell, target.cell)
+        if self.kind(s, unit) == "machine":
+            kind, rules = "missile_machine", ["portable.missile_machines"]
+        elif row.get("pila") and row["range"] < 2:
+            kind, rules = "pila", ["portable.pila", row["rule"]]
+        else:
+            kind, rules = "shooting", ["portable.units"]
+            if "rule" in row:
+                rules.append(row["rule"])
+        rules += ["grid.shooting", "grid.distance", "grid.arc"] if distance > 1 else []
+        if combat.roll_attack(ctx, kind, unit, target, [], rules):
+            combat.take_hit(ctx, s.units[target.id], s.units[unit.id], self.table)
+
+    def _apply_melee(self, ctx: Context, order: MeleeOrder) -> None:
+        s = ctx.state
+        unit, target = s.units[order.unit], s.units[order.target]
+        aspect = s.grid.aspect(target.cell, target.facing, unit.cell)
+        facing = s.grid.facing_to(unit.cell, target.cell)
+        if facing is not None and facing != unit.facing:
+            ctx.emit(model.UnitTurned, unit=unit.id, from_facing=unit.facing, to_facing=facing,
+                     rules=("portable.resolution",))
+        attack_mods = combat.melee_modifiers(s, unit, target, self.table, striking_back=False,
+                                             aspect=aspect)
+        rules = ["grid.adjacent"] + (["portable.mounted_melee"]
+                                     if self.kind(s, unit) == "mounted" else [])
+        hit = combat.roll_attack(ctx, "melee", unit, target, attack_mods, rules)
+        back = False
+        if self.kind(s, target) != "commander":
+            back_mods = combat.melee_modifiers(s, unit, target, self.table, striking_back=True,
+                                               aspect=aspect)
+            back = combat.roll_attack(ctx, "strike_back", s.units[target.id], s.units[unit.id],
+                                      back_mods, ["grid.adjacent"])
+        if hit:
+            combat.take_hit(ctx, s.units[target.id], s.units[unit.id], self.table)
+        if back and not s.ended:
+            combat.take_hit(ctx, s.units[unit.id], s.units[target.id], self.table)
+
+    def _apply_choice(self, ctx: Context, order: HitChoiceOrder) -> None:
+        s = ctx.state
+        owed = s.pending[0]
+        unit = s.units[order.unit]
+        if order.choice == "retreat":
+            ctx.emit(model.UnitRetreated, unit=unit.id, from_cell=unit.cell,
+                     to_cell=tuple(owed["retreat_to"]), rules=("portable.hit_table",))
+        else:
+            combat.lose_strength(ctx, unit, self.table)
+
+    # -- every legal order -------------------------------------------------------------------
+    def legal_orders(self, state: GameState, unit: str | None = None) -> list[Order]:
+        if state.ended or state.phase is None or state.phase in self.automatic_phases:
+            return []
+        if state.pending:
+            owed = state.pending[0]
+            if unit not in (None, owed["unit"]):
+                return []
+            return [HitChoiceOrder(unit=owed["unit"], choice=c) for c in ("retreat", "lose")]
+        units = [state.units[unit]] if unit is not None else state.alive(state.side)
+        orders: list[Order] = []
+        for u in units:
+            if u.removed or u.side != state.side:
+                continue
+            orders += [o for o in self._candidates(state, u) if self._ok(state, o)]
+            orders += self._legal_routes(state, u)
+        if unit is None:
+            orders.append(EndPhaseOrder())
+        return orders
+
+    def _ok(self, state: GameState, order: Order) -> bool:
+        try:
+            self.check(state, order)
+        except IllegalOrder:
+            return False
+        return True
+
+    def _candidates(self, state: GameState, u: Unit) -> Iterator[Order]:
+        enemies = state.alive(other_side(u.side))
+        for e in enemies:
+            yield ShootOrder(unit=u.id, target=e.id)
+            if state.phase == "activation":
+                yield MeleeOrder(unit=u.id, target=e.id)
+        if state.phase == "activation" and not u.acted and not u.done:
+            yield from (RouteOrder(unit=u.id, facing=f) for f in state.grid.facings
+                        if f != u.facing)
+
+    def _legal_routes(self, state: GameState, u: Unit) -> list[Order]:
+        """Every distinct move: the unit-wide conditions checked once, then one route to each
+        cell it may end on (the routes are walked by the referee's own step judge)."""
+        if state.phase != "activation" or u.done:
+            return []
+        try:
+            self._may_move(state, u)
+        except IllegalOrder:
+            return []
+        return [RouteOrder(unit=u.id, path=path, facing=f) for path in self.routes(state, u)
+                if self._may_end(state, u, path[-1]) for f in state.grid.facings]
+
+    def routes(self, state: GameState, u: Unit) -> Iterator[tuple[Cell, ...]]:
+        """One shortest route to every cell the unit can end its move on (breadth first, in
+        facing order, so the same route every time). Each step is judged once, by the same
+        judge as the referee's walk."""
+        move = self.row(state, u)["move"]
+        judge = _Steps(state, u, self.table)
+        frontier, seen = [(u.cell, ())], {u.cell}
+        while frontier:
+            nxt = []
+            for cell, path in frontier:
+                if len(path) >= move:
+                    continue
+                for n in state.grid.neighbours(cell):
+                    if n in seen:
+                        continue
+                    ends = judge.problem(cell, n, last=True) is None
+                    passes = judge.problem(cell, n, last=False) is None
+                    if not (ends or passes):
+                        continue
+                    seen.add(n)
+                    route = (*path, n)
+                    if ends:
+                        yield route
+                    if passes and n not in judge.contact:
+                        nxt.append((n, route))
+            frontier = nxt
+
+
+class _Steps:
+    """Judges single steps of one unit's move in one position (portable.move, portable.terrain,
+    grid.cells), with the enemy and contact cells worked out once."""
+
+    def __init__(self, state: GameState, unit: Unit, table) -> None:
+        self.state, self.unit = state, unit
+        self.entry = table["periods"][state.period].get("entry", {})
+        self.impassable = table["terrain"]["impassable"]
+        self.occupant = {u.cell: u for u in state.alive()}
+        enemies = [c for c, u in self.occupant.items() if u.side != unit.side]
+        self.contact = {n for c in enemies for n in state.grid.neighbours(c)}
+
+    def problem(self, prev: Cell, cell: Cell, *, last: bool) -> IllegalOrder | None:
+        """Why the unit may not step from ``prev`` into ``cell`` (``last``: and stop there)."""
+        s, unit = self.state, self.unit
+        if s.grid.distance(prev, cell) != 1:
+            return IllegalOrder("grid.adjacent", f"{cell} is not next to {prev}: a route goes "
+                                                 "from cell to adjacent cell")
+        if not s.grid.contains(cell):
+            return IllegalOrder("grid.cells", f"{unit.id} would leave the board at {cell}")
+        terrain = s.terrain.get(cell, "open")
+        if terrain in self.impassable:
+            return IllegalOrder("portable.terrain", f"{cell} is {terrain}: impassable (a river "
+                                                    "only at a ford or a bridge)")
+        if terrain in self.entry and unit.type not in self.entry[terrain]:
+            return IllegalOrder("portable.terrain", f"{unit.type} may not enter {terrain} "
+                                                    f"(only {' and '.join(self.entry[terrain])})")
+        occupant = self.occupant.get(cell)
+        if occupant is not None and occupant.side != unit.side:
+            return IllegalOrder("grid.cells", f"{cell} is held by enemy {occupant.id}")
+        if occupant is not None and not last:
+            return IllegalOrder("portable.move", f"{cell} is held by {occupant.id}: no unit "
+                                                 "passes through another")
+        if occupant is not None and occupant.id != unit.id:
+            return IllegalOrder("grid.cells", f"{cell} is occupied: a move ends on an empty cell")
+        return None

@@ -34,7 +34,8 @@ TERRAIN_COLOURS = {  # drawing order too: features over the open ground
     "bridge": "#8d6e52",
 }
 OBJECTIVE_COLOUR = "#f2b705"
-ATTACK_COLOURS = {"shooting": "#ef6c00", "melee": "#6a1b9a", "contact": "#6a1b9a"}
+ATTACK_COLOURS = {"shooting": "#ef6c00", "melee": "#6a1b9a", "contact": "#6a1b9a",
+                  "shell": "#d84315"}
 BOARD_PX = 720  # the width the board is sized for: markers are pixels, cells are data units
 
 
@@ -63,6 +64,7 @@ STATUS_SYMBOLS = {  # how period state shows on a unit (a ring or mark around it
     "hull-down": ("triangle-down-open", "#33691e"),
     "spotted": ("circle-open", "#f9a825"),
     "army exhausted": ("hexagon-open", "#757575"),
+    "destroyed by artillery": ("x-open", "#b71c1c"),
 }
 TRENCH_COLOUR = "#6d4c41"
 

@@ -223,6 +223,10 @@ def _order_text(order: dict[str, Any], side: str | None, phase: str | None) -> s
         return f"barrage on {', '.join(order['targets'])}"
     if kind == "melee":
         return f"{order['unit']} attacks {order['target']} in melee"
+    if kind == "bombard":
+        return f"{order['unit']} fires at {_cell(order['cell'])}"
+    if kind == "fight":
+        return f"attack {order['target']}" + (" and advance" if order.get("advance") else "")
     if kind == "hit_choice":
         return (f"{order['unit']} retreats" if order["choice"] == "retreat"
                 else f"{order['unit']} stands and loses a strength point")
@@ -255,6 +259,12 @@ def _outcome(events: Sequence[Event]) -> str:
             parts.append(f"{e['unit']} retreats")
         elif e["kind"] == "army_exhausted":
             parts.append(f"{e['side']} exhausted")
+        elif e["kind"] == "shell_landed":
+            parts.append(f"shot {e['fall']}")
+        elif e["kind"] == "unit_marked":
+            parts.append(f"{e['unit']} destroyed")
+        elif e["kind"] == "combat_fought":
+            parts.append(f"{e['faced']} v {e['target']}")
         elif e["kind"] == "unit_removed":
             parts.append(f"{e['unit']} removed")
         elif e["kind"] == "game_ended":
@@ -309,6 +319,16 @@ def highlights(events: Sequence[Event], state: GameState) -> list[dict[str, Any]
         elif kind == "unit_retreated":
             out.append({"kind": "path", "unit": e["unit"], "side": state.units[e["unit"]].side,
                         "cells": [tuple(e["from_cell"]), tuple(e["to_cell"])]})
+        elif kind == "shell_landed" and e["landed"] is not None:
+            src = e["unit"]
+            out.append({"kind": "shell", "source": src, "target": str(tuple(e["landed"])),
+                        "side": state.units[src].side, "from": state.units[src].cell,
+                        "to": tuple(e["landed"]), "label": f"shot {e['fall']}"})
+        elif kind == "combat_fought":
+            src, dst = e["faced"], e["target"]
+            out.append({"kind": "melee", "source": src, "target": dst, "side": state.units[src].side,
+                        "from": state.units[src].cell, "to": state.units[dst].cell,
+                        "label": "combat"})
         elif kind == "attack_rolled":
             src, dst = e["source"], e["target"]
             out.append({"kind": "melee" if e["attack"] in ("melee", "strike_back") else "shooting",
@@ -354,6 +374,8 @@ def unit_status(state: GameState, unit: Any) -> list[str]:
         out.append("spotted")
     if unit.side in state.exhausted:
         out.append("army exhausted")
+    if unit.id in state.marked:
+        out.append("destroyed by artillery")
     return out
 
 
@@ -426,7 +448,29 @@ def narrate(event: Event, state_before: GameState | None) -> str:
         limit = f" of {s.options['hits_to_remove']}" if s else ""
         return text + f" -> {_hits(event['hits'])} (total {event['total']}{limit})."
     if k == "unit_removed":
-        return f"{event['unit']} is removed with {event['hits']} hits."
+        if event["hits"]:
+            return f"{event['unit']} is removed with {event['hits']} hits."
+        return f"{event['unit']} is removed."
+    if k == "shell_landed":
+        where = _cell(event["landed"]) if event["landed"] is not None else "off the board"
+        how = "direct" if event["direct"] else "indirect"
+        return (f"{event['unit']} fires ({how}) at {_cell(event['aimed'])}: the shot falls "
+                f"{event['fall']}, on {where}.")
+    if k == "unit_marked":
+        return f"{event['unit']} is destroyed by the artillery (removed once every battery has fired)."
+    if k == "combat_fought":
+        def side(die, strength, mods):
+            extra = "".join(f" {_signed(v)} ({r})" for r, v in mods)
+            return f"die {die} against strength {strength}{extra and ' (' + extra.strip() + ')'}"
+        result = []
+        if event["target_destroyed"]:
+            result.append(f"{event['target']} is destroyed")
+        if event["attacker_destroyed"]:
+            result.append(f"{event['faced']} is destroyed")
+        who = ", ".join(event["attackers"])
+        return (f"{who} fight {event['target']}: attacker {side(event['attacker_die'], event['attacker_strength'], event['attacker_modifiers'])}; "
+                f"defender {side(event['defender_die'], event['defender_strength'], event['defender_modifiers'])}: "
+                + (" and ".join(result) if result else "both stand") + ".")
     if k == "initiative_won":
         return f"{event['winner']} wins the initiative and activates first this turn."
     if k == "unit_activated":

@@ -15,9 +15,12 @@ from warlog.engine.rulesets import ohw_combat
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.scenario import Scenario
 from warlog.engine.state import GameState, Unit
+from warlog.engine.rulesets import get_ruleset
 from warlog.events.model import (
     BarrageOrder,
+    BombardOrder,
     EndPhaseOrder,
+    FightOrder,
     FormationOrder,
     HitChoiceOrder,
     MeleeOrder,
@@ -70,6 +73,13 @@ def _unit_free_orders(state: GameState) -> list[Order]:
     return []
 
 
+def _side_orders(state: GameState) -> list[Order]:
+    """Orders a side gives as a whole, not through one unit (Frontier's combats)."""
+    if state.phase in getattr(get_ruleset(state.rule_system), "side_order_phases", ()):
+        return [o for o in legal_orders(state) if not isinstance(o, EndPhaseOrder)]
+    return []
+
+
 def _order_kind(order: Order) -> str:
     if isinstance(order, MoveOrder):
         return "attack" if order.attack else ("pivot" if order.distance == 0 else "move")
@@ -90,6 +100,9 @@ class RandomLegal:
         free = _unit_free_orders(state)
         if free:
             return free[rng.below(len(free))]
+        side = _side_orders(state)
+        if side:  # as likely as ending the phase
+            return side[rng.below(len(side))] if rng.below(2) else EndPhaseOrder()
         units = _candidates(state)
         k = rng.below(len(units) + 1)
         for i in range(len(units) if k < len(units) else 0):
@@ -124,6 +137,12 @@ class _Scoring:
             return max(free, key=lambda o: self.pregame_score(state, o))
         best: list[Order] = []
         best_score = 0.0
+        for order in _side_orders(state):
+            score = self.side_score(state, order)
+            if score > best_score + 1e-9:
+                best, best_score = [order], score
+            elif abs(score - best_score) <= 1e-9 and best:
+                best.append(order)
         for unit in _candidates(state):
             for order in legal_orders(state, unit.id):
                 score = self.score(state, unit, order)
@@ -145,7 +164,15 @@ class _Scoring:
         return sum(-1.0 * (state.terrain.get(state.units[t].cell, "open") != "open")
                    for t in order.targets)
 
+    def side_score(self, state: GameState, order: Order) -> float:
+        assert isinstance(order, FightOrder)  # the bold follow up a win, the careful stay
+        score = self.attack_score(state, state.units[order.target], False)
+        return score + (0.1 if order.advance != self.defends else 0.0)
+
     def score(self, state: GameState, unit: Unit, order: Order) -> float:
+        if isinstance(order, BombardOrder):  # a shell aimed at an enemy, seen if possible
+            there = state.unit_at(tuple(order.cell))
+            return 5.0 if there is not None and there.side != unit.side else -1.0
         if isinstance(order, HitChoiceOrder):  # the cautious keep their strength, the bold their ground
             return 2.0 if (order.choice == "retreat") == self.defends else 1.0
         if isinstance(order, MeleeOrder):

@@ -99,6 +99,10 @@ def _phase_started(state: GameState, e: Event) -> None:
         for u in state.units.values():
             if u.side == e["side"]:
                 u.acted = u.moved = u.shot = u.fought = u.done = False
+    elif e["phase"] == "artillery":  # Frontier: a side's turn starts with its artillery
+        for u in state.units.values():
+            if u.side == e["side"]:
+                u.fired = u.fought = False
     elif e["phase"] == "missile_machines":
         for u in state.units.values():
             if u.side == e["side"]:
@@ -174,6 +178,22 @@ def _unit_retreated(state: GameState, e: Event) -> None:
     state.pending = [p for p in state.pending if p["unit"] != u.id]
 
 
+def _unit_marked(state: GameState, e: Event) -> None:
+    _unit(state, e)
+    if e["unit"] not in state.marked:
+        state.marked.append(e["unit"])
+
+
+def _shell_landed(state: GameState, e: Event) -> None:
+    _unit(state, e).fired = True
+
+
+def _combat_fought(state: GameState, e: Event) -> None:
+    _unit(state, e, "target")
+    for attacker in e["attackers"]:
+        _unit(state, {"seq": e["seq"], "unit": attacker}).fought = True
+
+
 def _exhaustion_points(state: GameState, e: Event) -> None:
     state.exhaustion = dict(e["points"])
 
@@ -241,6 +261,8 @@ def _unit_removed(state: GameState, e: Event) -> None:
     u.removed = True
     state.melees = [m for m in state.melees if u.id not in m]
     state.pending = [p for p in state.pending if p["unit"] != u.id]
+    if u.id in state.marked:
+        state.marked.remove(u.id)
 
 
 def _game_ended(state: GameState, e: Event) -> None:
@@ -276,6 +298,9 @@ _APPLY: dict[str, Callable[[GameState, Event], None]] = {
     "strength_lost": _strength_lost,
     "unit_retreated": _unit_retreated,
     "exhaustion_points": _exhaustion_points,
+    "shell_landed": _shell_landed,
+    "unit_marked": _unit_marked,
+    "combat_fought": _combat_fought,
     "army_exhausted": _army_exhausted,
     "unit_removed": _unit_removed,
     "state_checksum": _nothing,

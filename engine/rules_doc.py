@@ -14,7 +14,7 @@ from warlog.engine.rulesets.tables import load_table, option_specs, periods, sys
 HEADER = """# Rules reference
 
 Generated from the rule catalogue (`engine/rulesets/rules.toml`) and the rule systems' tables
-(`engine/rulesets/ohw.toml`, `portable.toml`) by `warlog rules --markdown > docs/rules.md`; do not edit by hand.
+(`engine/rulesets/ohw.toml`, `portable.toml`, `frontier.toml`) by `warlog rules --markdown > docs/rules.md`; do not edit by hand.
 Events cite these ids; `warlog log --rules` and the dashboard show the same texts.
 
 A rule marked **interpretation** is warlog's reading where the source is silent, ambiguous or cut
@@ -36,7 +36,14 @@ def _rule(rule: Rule) -> list[str]:
     return lines
 
 
-SYSTEM_TITLES = {"ohw": "One Hour Wargames", "portable": "The Portable Wargame: Ancient Battles"}
+SYSTEM_TITLES = {"ohw": "One Hour Wargames", "portable": "The Portable Wargame: Ancient Battles",
+                 "frontier": "Frontier (Joseph Morschauser)"}
+
+
+def _in_order() -> list[str]:
+    """The rule systems in the reference's order: One Hour Wargames first."""
+    return [s for s in SYSTEM_TITLES if s in systems()] + [
+        s for s in systems() if s not in SYSTEM_TITLES]
 
 
 def _group(rule: Rule) -> str:
@@ -55,9 +62,12 @@ def _units_line(table) -> str:
         if "shoot_range" in r:  # One Hour Wargames: class, move, range, shooting and melee modifiers
             return (f"{name} ({r['class']}, {r['move']}, {r['shoot_range'] or '-'}, "
                     f"{r['shoot_modifier']:+d}, {r.get('melee_modifier', 0):+d})")
+        if "strength" in r:
+            return f"{name} (move {r['move'] or '-'}, strength {r['strength']}, range {r['range']})"
         return f"{name} ({r['sp']} SP, move {r['move']}, range {r['range'] or '-'})"
-    what = ("class, move, range, shooting and melee modifiers" if any(
-        "shoot_range" in r for r in table["units"].values()) else "strength points, move, range")
+    rows = list(table["units"].values())
+    what = ("class, move, range, shooting and melee modifiers" if "shoot_range" in rows[0]
+            else "move, strength, range" if "strength" in rows[0] else "strength points, move, range")
     return f"Units ({what}): " + "; ".join(row(n, r) for n, r in table["units"].items()) + "."
 
 
@@ -84,7 +94,7 @@ def markdown() -> str:
     for rule in catalogue().values():
         groups.setdefault(_group(rule), []).append(rule)
     order = [("grid", "Grid: cells, distance, arcs, sight", None)]
-    for system in systems():
+    for system in _in_order():
         table = load_table(system)
         name = SYSTEM_TITLES.get(system, system)
         many = len(periods(system)) > 1
@@ -107,6 +117,6 @@ def markdown() -> str:
     out += ["", "## Options", "",
             "| system | option | periods | default | values | rule | what it does |",
             "|---|---|---|---|---|---|---|"]
-    for system in systems():
+    for system in _in_order():
         out += _options(system)
     return "\n".join(out) + "\n"

@@ -152,6 +152,7 @@ class Scenario(_Frozen):
     victory: VictorySpec = Field(default_factory=VictorySpec)
     year: StrictInt | None = None  # the battle's year, where a period's rules change with it
     armies: dict[StrictStr, ArmySpec] = Field(default_factory=dict)  # sides whose army is rolled
+    hill_levels: tuple[tuple[StrictInt, StrictInt, StrictInt], ...] = ()  # (col, row, level)
     # After loading: every option of the rule system, defaults filled in, keys sorted.
     options: dict[StrictStr, Any] = Field(default_factory=dict)
 
@@ -360,6 +361,18 @@ def _check_armies(s: Scenario, table: Any, occupant: dict[tuple[int, int], str])
             _check_entry(s, table, field, cell, types, "a rolled unit of any type")
 
 
+def _check_levels(s: Scenario, table: Any) -> None:
+    """hill_levels: only where the rule system has levels; each on a hill cell, level 1-3."""
+    if s.hill_levels and not table.get("hill_levels"):
+        raise _Invalid("hill_levels", f"{s.rule_system} does not use hill levels")
+    for i, (col, row, level) in enumerate(s.hill_levels):
+        _check_cell(s, f"hill_levels[{i}]", (col, row))
+        if s.terrain_at((col, row)) != "hill":
+            raise _Invalid(f"hill_levels[{i}]", f"({col}, {row}) is not a hill cell")
+        if not 1 <= level <= 3:
+            raise _Invalid(f"hill_levels[{i}]", f"a hill level is 1 to 3, not {level}")
+
+
 def _check_units(s: Scenario, table: Any) -> None:
     period = table["periods"][s.period]
     facings = FACINGS[s.grid.kind]
@@ -419,6 +432,7 @@ def scenario_from_dict(data: dict[str, Any], *, source: str) -> Scenario:
         _check_units(scenario, table)
         for i, cell in enumerate(scenario.victory.objectives):
             _check_cell(scenario, f"victory.objectives[{i}]", cell)
+        _check_levels(scenario, table)
     except _Invalid as error:
         raise ScenarioError(source, error.field, error.problem) from None
     except tables.OptionError as error:

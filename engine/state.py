@@ -40,6 +40,7 @@ class Unit:
     done: bool = False  # its activation is over for this turn
     charged: str | None = None  # the enemy it last attacked in melee
     pila_used: bool = False  # has thrown its pila (portable.pila)
+    fired: bool = False  # a battery that has fired this turn (frontier.artillery)
 
     def public(self) -> dict[str, Any]:
         """What a player sees of the unit (the JSON of `warlog show`)."""
@@ -89,6 +90,7 @@ class GameState:
     pending: list[dict[str, Any]] = field(default_factory=list)  # choices owed by a player
     exhaustion: dict[str, int] = field(default_factory=dict)  # side -> exhaustion point
     exhausted: dict[str, int] = field(default_factory=dict)  # side -> turn it became exhausted
+    marked: list[str] = field(default_factory=list)  # destroyed by artillery, not yet removed
     ended: bool = False
     winner: str | None = None
     end_reason: str | None = None
@@ -128,6 +130,7 @@ class GameState:
             pending=list(self.pending),
             exhaustion=dict(self.exhaustion),
             exhausted=dict(self.exhausted),
+            marked=list(self.marked),
         )
 
     @property
@@ -155,6 +158,7 @@ class GameState:
             "pending": list(self.pending),
             "exhaustion": dict(self.exhaustion),
             "exhausted": dict(self.exhausted),
+            "marked": list(self.marked),
             "units": [u.public() for u in self.units.values()],
         }
 
@@ -184,11 +188,12 @@ class GameState:
             "pending": self.pending,
             "exhaustion": dict(sorted(self.exhaustion.items())),  # key order is not a fact
             "exhausted": dict(sorted(self.exhausted.items())),
+            "marked": self.marked,
             "units": {u.id: [u.reformed, u.out_of_ammo, u.formation, u.fought, u.done, u.charged,
-                             u.pila_used]
+                             u.pila_used] + ([u.fired] if u.fired else [])
                       for u in self.units.values()
                       if u.reformed or u.out_of_ammo or u.formation is not None or u.fought
-                      or u.done or u.charged or u.pila_used},
+                      or u.done or u.charged or u.pila_used or u.fired},
         }
         extra = {key: value for key, value in extra.items() if value}
         if extra:

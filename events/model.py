@@ -101,13 +101,30 @@ class HitChoiceOrder(_Strict):
     choice: Literal["retreat", "lose"]
 
 
+class BombardOrder(_Strict):
+    """A battery fires at a cell (Frontier's artillery phase)."""
+
+    type: Literal["bombard"] = "bombard"
+    unit: str
+    cell: Cell
+
+
+class FightOrder(_Strict):
+    """Frontier's combat: every unit of the side next to ``target`` and facing it attacks it;
+    ``advance``: if they win, the faced attacker takes the vacated cell."""
+
+    type: Literal["fight"] = "fight"
+    target: str
+    advance: bool = False
+
+
 class EndPhaseOrder(_Strict):
     type: Literal["end_phase"] = "end_phase"
 
 
 Order = Annotated[
     Union[MoveOrder, RouteOrder, ShootOrder, TurnToFaceOrder, FormationOrder, RolesOrder,
-          BarrageOrder, MeleeOrder, HitChoiceOrder, EndPhaseOrder],
+          BarrageOrder, MeleeOrder, HitChoiceOrder, BombardOrder, FightOrder, EndPhaseOrder],
     Field(discriminator="type"),
 ]
 ORDER_ADAPTER: TypeAdapter[Order] = TypeAdapter(Order)
@@ -349,6 +366,42 @@ class ArmyExhausted(Envelope):
     point: int
 
 
+class ShellLanded(Envelope):
+    """Where a battery's shot fell (the fall-of-shot die before this), and whether the battery
+    saw the cell it aimed at (direct fire) or not (indirect)."""
+
+    kind: Literal["shell_landed"] = "shell_landed"
+    unit: str
+    aimed: Cell
+    fall: Literal["on target", "left", "over", "right", "short"]
+    landed: Cell | None  # None: off the board, the shot is lost
+    direct: bool
+
+
+class UnitMarked(Envelope):
+    """Destroyed by artillery: removed with the other losses once every battery has fired."""
+
+    kind: Literal["unit_marked"] = "unit_marked"
+    unit: str
+
+
+class CombatFought(Envelope):
+    """Frontier's combat: both dice (before this) against both strengths, every modifier."""
+
+    kind: Literal["combat_fought"] = "combat_fought"
+    target: str
+    attackers: tuple[str, ...]
+    faced: str
+    attacker_die: int
+    attacker_strength: int
+    attacker_modifiers: tuple[tuple[str, int], ...] = ()
+    defender_die: int
+    defender_strength: int
+    defender_modifiers: tuple[tuple[str, int], ...] = ()
+    target_destroyed: bool
+    attacker_destroyed: bool
+
+
 class UnitRemoved(Envelope):
     kind: Literal["unit_removed"] = "unit_removed"
     unit: str
@@ -394,6 +447,9 @@ EVENT_MODELS: tuple[type[Envelope], ...] = (
     UnitRetreated,
     ExhaustionPoints,
     ArmyExhausted,
+    ShellLanded,
+    UnitMarked,
+    CombatFought,
     UnitRemoved,
     StateChecksum,
     GameEnded,

@@ -11,6 +11,8 @@
     barrage UNIT [UNIT ...]          (the attacker names the barrage's targets)
     melee UNIT TARGET                (the Portable Wargame: a melee attack on an adjacent enemy)
     retreat UNIT | lose UNIT         (the owner's choice for a hit unit: hit table 4-6)
+    bombard UNIT C,R                 (Frontier: a battery fires at a cell)
+    fight TARGET [advance]           (Frontier: every unit facing TARGET attacks it)
     end                              (end the current phase)
 
 ``format_order`` writes the same notation, so the legal orders a player is shown can be typed
@@ -21,7 +23,9 @@ from __future__ import annotations
 
 from warlog.events.model import (
     BarrageOrder,
+    BombardOrder,
     EndPhaseOrder,
+    FightOrder,
     FormationOrder,
     HitChoiceOrder,
     MeleeOrder,
@@ -36,7 +40,7 @@ from warlog.events.model import (
 USAGE = ("move UNIT FACING [DISTANCE] [then FACING] [attack ENEMY] | turn UNIT FACING | "
          "route UNIT C,R ... then FACING | shoot UNIT TARGET | face UNIT ENEMY | square UNIT | "
          "line UNIT | defend SIDE | barrage UNIT ... | melee UNIT TARGET | retreat UNIT | "
-         "lose UNIT | end")
+         "lose UNIT | bombard UNIT C,R | fight TARGET [advance] | end")
 
 
 class NotationError(ValueError):
@@ -60,6 +64,10 @@ def parse_order(words: list[str]) -> Order:
         return TurnToFaceOrder(unit=args[0], enemy=args[1])
     if verb == "turn" and len(args) == 2:
         return MoveOrder(unit=args[0], facing=args[1].upper(), distance=0)
+    if verb == "bombard" and len(args) == 2:
+        return BombardOrder(unit=args[0], cell=_cell(words, args[1]))
+    if verb == "fight" and len(args) in (1, 2) and (len(args) == 1 or args[1].lower() == "advance"):
+        return FightOrder(target=args[0], advance=len(args) == 2)
     if verb == "melee" and len(args) == 2:
         return MeleeOrder(unit=args[0], target=args[1])
     if verb in ("retreat", "lose") and len(args) == 1:
@@ -110,6 +118,10 @@ def format_order(order: Order) -> str:
         return f"{order.formation} {order.unit}"
     if isinstance(order, MeleeOrder):
         return f"melee {order.unit} {order.target}"
+    if isinstance(order, BombardOrder):
+        return f"bombard {order.unit} {order.cell[0]},{order.cell[1]}"
+    if isinstance(order, FightOrder):
+        return f"fight {order.target}" + (" advance" if order.advance else "")
     if isinstance(order, HitChoiceOrder):
         return f"{order.choice} {order.unit}"
     if isinstance(order, RolesOrder):

@@ -19,7 +19,9 @@ def get_ruleset(system: str) -> Ruleset:
             from warlog.engine.rulesets.ohw import OneHourWargames as Kind
         elif system == "portable":
             from warlog.engine.rulesets.portable import PortableWargame as Kind
+        elif system == "frontier":
+            from warlog.engine.rulesets.frontier import Frontier as Kind
         else:
-            raise ValueError(f"unknown rule system {system!r}; known: ohw, portable")
+            raise ValueError(f"unknown rule system {system!r}; known: frontier, ohw, portable")
         ruleset = _LOADED[system] = Kind()
     return ruleset

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from warlog.engine.flow import Context
-from warlog.engine.rulesets import ohw_combat
+from warlog.engine.rulesets import common, ohw_combat
 from warlog.engine.rulesets.ohw_army import army_types, classes_for, unit_ids
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.events import model
@@ -158,22 +158,13 @@ def resolve_removal(ctx: Context) -> None:
         if unit.hits >= limit:
             ctx.emit(model.UnitRemoved, unit=unit.id, hits=unit.hits, rules=("ohw.removal",))
     left = {side: len(s.alive(side)) for side in ("red", "blue")}
-    if left["red"] and left["blue"]:
-        return
-    winner = "red" if left["red"] else "blue" if left["blue"] else None
-    loser = other_side(winner) if winner else "both sides"
-    ctx.emit(model.GameEnded, winner=winner, reason=f"{loser} has no units left",
-             rules=("ohw.victory",))
+    common.end_if_wiped_out(ctx, left, "ohw.victory")
 
 
 def end_of_game(ctx: Context) -> None:
     """ohw.victory after the last turn: objectives held, then enemy units removed."""
     s = ctx.state
-    held = {"red": 0, "blue": 0}
-    for cell in s.scenario.victory.objectives:
-        unit = s.unit_at(tuple(cell))
-        if unit is not None:
-            held[unit.side] += 1
+    held = common.objectives_held(s)
     removed = {side: sum(1 for u in s.units.values() if u.removed and u.side != side)
                for side in ("red", "blue")}
     turns = s.scenario.victory.turn_limit

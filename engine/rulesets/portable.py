@@ -16,6 +16,7 @@ from typing import Any
 from warlog.engine.flow import Context
 from warlog.engine.geometry import Cell
 from warlog.engine.rules import IllegalOrder
+from warlog.engine.rulesets import common
 from warlog.engine.rulesets import portable_combat as combat
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
@@ -74,13 +75,7 @@ class PortableWargame:
             ctx.emit(model.ExhaustionPoints, strength=strength, points=points,
                      rules=("portable.exhaustion",))
         elif s.phase == "initiative":
-            while True:
-                red = ctx.roll("initiative (red)", "portable.initiative")
-                blue = ctx.roll("initiative (blue)", "portable.initiative")
-                if red != blue:
-                    break
-            ctx.emit(model.InitiativeWon, winner="red" if red > blue else "blue",
-                     rules=("portable.initiative",))
+            common.roll_initiative(ctx, "portable.initiative")
 
     def end_turn(self, ctx: Context) -> None:
         combat.both_exhausted(ctx, self.table)
@@ -353,11 +348,7 @@ class PortableWargame:
         return orders
 
     def _ok(self, state: GameState, order: Order) -> bool:
-        try:
-            self.check(state, order)
-        except IllegalOrder:
-            return False
-        return True
+        return common.accepts(self, state, order)
 
     def _candidates(self, state: GameState, u: Unit) -> Iterator[Order]:
         enemies = state.alive(other_side(u.side))

@@ -15,6 +15,7 @@ from typing import Any
 
 from warlog.engine.flow import Context
 from warlog.engine.geometry import Cell
+from warlog.engine.rulesets import common
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.events import model
 
@@ -152,16 +153,9 @@ def check_exhaustion(ctx: Context, side: str, table: Mapping[str, Any]) -> None:
 def check_annihilation(ctx: Context, table: Mapping[str, Any]) -> None:
     """portable.victory: an army with nothing left but its Commander has lost."""
     s = ctx.state
-    if s.ended:
-        return
-    fighting = {side: [u for u in s.alive(side) if row(s, u, table)["class"] != "commander"]
-                for side in SIDES}
-    if fighting["red"] and fighting["blue"]:
-        return
-    winner = "red" if fighting["red"] else "blue" if fighting["blue"] else None
-    loser = other_side(winner) if winner else "both sides"
-    ctx.emit(model.GameEnded, winner=winner, reason=f"{loser} has no fighting units left",
-             rules=("portable.victory",))
+    left = {side: sum(1 for u in s.alive(side) if row(s, u, table)["class"] != "commander")
+            for side in SIDES}
+    common.end_if_wiped_out(ctx, left, "portable.victory", "fighting units")
 
 
 def share_lost(state: GameState, side: str, table: Mapping[str, Any]) -> float:
@@ -195,11 +189,7 @@ def last_turn(ctx: Context, table: Mapping[str, Any]) -> None:
     """portable.victory after the last turn: objectives held, then an army not exhausted over
     an exhausted one, then the smaller share of strength lost; else a draw."""
     s = ctx.state
-    held = {"red": 0, "blue": 0}
-    for cell in s.scenario.victory.objectives:
-        unit = s.unit_at(tuple(cell))
-        if unit is not None:
-            held[unit.side] += 1
+    held = common.objectives_held(s)
     turns = s.scenario.victory.turn_limit
     shares = {side: share_lost(s, side, table) for side in SIDES}
     fresh = [side for side in SIDES if side not in s.exhausted]

@@ -254,7 +254,7 @@ def test_import_refuses_a_game_that_cannot_be_replayed(tmp_path, replay_file):
 @pytest.mark.parametrize("system,period", [
     ("ohw", "ancients"), ("ohw", "dark_ages"), ("ohw", "medieval"), ("ohw", "pike_and_shot"),
     ("ohw", "horse_and_musket"), ("ohw", "machine_age"), ("ohw", "ww2"),
-    ("portable", "ancient_battles")])
+    ("portable", "ancient_battles"), ("frontier", "frontier")])
 def test_simulate_gives_a_game_that_verifies_in_every_period(tmp_path, system, period):
     listed = json.loads(run("scenarios", "--json").output)
     scenario = next(s["id"] for s in listed if s["period"] == period)
@@ -278,9 +278,11 @@ def test_army_rolls_on_the_table_and_refuses_what_it_does_not_have():
         assert result.exit_code == 2 and words in result.output and "Traceback" not in result.output
 
 
-def test_rules_lists_the_portable_wargame():
+def test_rules_lists_the_portable_wargame_and_frontier():
     out = run("rules", "portable").output
     assert "portable.exhaustion" in out and "portable.hit_table" in out and "ohw." not in out
+    out = run("rules", "frontier").output
+    assert "frontier.fall_of_shot" in out and "frontier.hills" in out and "portable." not in out
 
 
 def test_rules_prints_notes_and_interpretations_of_a_period():

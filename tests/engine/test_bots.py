@@ -23,6 +23,7 @@ PERIOD_EVENTS = {
     "machine_age": {"unit_removed"},
     "ww2": {"enemies_spotted", "unit_removed"},
     "ancient_battles": {"initiative_won", "attack_rolled", "strength_lost", "unit_retreated"},
+    "frontier": {"initiative_won", "shell_landed", "unit_marked", "unit_removed"},
 }
 EVERY_PERIOD = [period for system in systems() for period in periods(system)]
 
@@ -109,3 +110,13 @@ def test_portable_battles_between_the_scripted_bots_end_by_exhaustion():
                 assert ended["kind"] == "game_ended" and "portable.exhaustion" in ended["rules"]
             reasons.append(game.state.end_reason)
     assert any(r.startswith("both armies are exhausted") for r in reasons), reasons
+
+
+def test_frontier_battles_see_combat_between_the_scripted_bots():
+    fought = 0
+    for scenario in [s for s in SCENARIOS if s.rule_system == "frontier"]:
+        for seed in range(2):
+            game = play_out("x", scenario, seed=seed, red="aggressive", blue="cautious")
+            assert verify(game.events).ok
+            fought += sum(e["kind"] == "combat_fought" for e in game.events)
+    assert fought

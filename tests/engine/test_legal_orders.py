@@ -14,6 +14,8 @@ from warlog.engine.rulesets.ohw_move import follow
 from warlog.engine.scenario import bundled_scenarios
 from warlog.events.model import (
     BarrageOrder,
+    BombardOrder,
+    FightOrder,
     FormationOrder,
     HitChoiceOrder,
     MeleeOrder,
@@ -38,6 +40,9 @@ def every_conceivable_order(state):
         for n in range(len(enemies) + 1):
             yield from (BarrageOrder(targets=c) for c in combinations(enemies, n))
         return
+    for e in state.alive():
+        if e.side != state.side:
+            yield from (FightOrder(target=e.id, advance=a) for a in (False, True))
     if state.pending:
         owed = state.pending[0]["unit"]
         yield from (HitChoiceOrder(unit=u.id, choice=c) for u in state.alive()
@@ -57,6 +62,9 @@ def every_conceivable_order(state):
             yield from (RouteOrder(unit=u.id, path=path, facing=f) for f in grid.facings)
         for formation in ("square", "line"):
             yield FormationOrder(unit=u.id, formation=formation)
+        for cell in grid.cells():
+            if grid.distance(u.cell, cell) <= 10:
+                yield BombardOrder(unit=u.id, cell=cell)
         for e in state.alive():
             if e.side != u.side:
                 yield ShootOrder(unit=u.id, target=e.id)
@@ -65,8 +73,10 @@ def every_conceivable_order(state):
 
 
 def _paths(state, u):
-    """Every route of up to 6 cells the referee does not refuse before its end (a prefix may
-    pass through a friend it could not stop on), for free-turning periods."""
+    """Every route of up to 6 cells that the referee accepts with some facing, for the
+    free-turning systems. A prefix is extended when every facing would be accepted there (a
+    Frontier stop in front of an enemy, which fixes the facing, cannot be passed) or when only
+    a friend on the last cell stops it (where friends may be passed through)."""
     ruleset = get_ruleset(state.rule_system)
     free = state.rule_system != "ohw" or ruleset.period(state)["turning"] == "free"
     if state.phase not in ("movement", "activation") or not free:
@@ -79,14 +89,19 @@ def _paths(state, u):
             if n in path or n == u.cell:
                 continue
             route = (*path, n)
-            try:
-                ruleset.check(state, RouteOrder(unit=u.id, path=route, facing=u.facing))
-            except IllegalOrder as exc:
-                if "occupied" not in exc.message:
-                    continue
-            else:
+            verdicts = []
+            for f in state.grid.facings:
+                try:
+                    ruleset.check(state, RouteOrder(unit=u.id, path=route, facing=f))
+                except IllegalOrder as exc:
+                    verdicts.append(exc)
+                else:
+                    verdicts.append(None)
+            if any(v is None for v in verdicts):
                 yield route
-            if len(route) < 6:
+            passable = all(v is None for v in verdicts) or any(
+                v is not None and "occupied" in v.message for v in verdicts)
+            if passable and len(route) < 6:
                 todo.append(route)
 
 
@@ -116,11 +131,15 @@ def normal(state, order):
         ruleset, unit = get_ruleset(state.rule_system), state.units[order.unit]
         if state.rule_system == "ohw":
             end = follow(ruleset.mover(state, unit, False), order.path).cells[-1][0]
-        else:
+        elif state.rule_system == "portable":
             end = ruleset.walk(state, unit, order.path)[0][-1]
+        else:  # Frontier: a route goes all the way or is refused
+            end = tuple(order.path[-1])
         return ("route", order.unit, end, order.facing)
     if isinstance(order, BarrageOrder):
         return ("barrage", tuple(sorted(order.targets)))
+    if isinstance(order, BombardOrder):
+        return ("bombard", order.unit, tuple(order.cell))
     return order
 
 

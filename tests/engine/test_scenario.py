@@ -188,8 +188,10 @@ def test_every_bundled_scenario_loads_and_follows_the_brief():
             if s.rule_system == "ohw":
                 assert s.victory.turn_limit == 15
                 assert count in (3, 4, 6), (s.id, side)
-            else:
+            elif s.rule_system == "portable":
                 assert 6 <= count <= 10 and any(u.type == "Commander" for u in units), (s.id, side)
+            else:
+                assert 5 <= count <= 10, (s.id, side)
             assert {unit.type for unit in units} <= set(unit_types(s.rule_system, s.period))
 
 
@@ -299,7 +301,7 @@ BAD = [
     ("grid too wide", edit("width = 12", "width = 41"), "grid.width", "must be at most 40, got 41"),
     ("grid too short", edit("height = 8", "height = 1"), "grid.height", "must be at least 2, got 1"),
     # rule system and period
-    ("unknown system", edit('rule_system = "ohw"', 'rule_system = "chess"'), "rule_system", "unknown rule system 'chess'; known: ohw"),
+    ("unknown system", edit('rule_system = "ohw"', 'rule_system = "chess"'), "rule_system", "unknown rule system 'chess'; known: frontier, ohw, portable"),
     ("unknown period", edit('period = "ancients"', 'period = "modern"'), "period", "no period 'modern'; known: ancients"),
     # terrain
     ("unknown terrain", edit("[terrain]\n", "[terrain]\nswamp = [[1, 1]]\n"), "terrain.swamp", "unknown terrain kind 'swamp'; known: woods"),
@@ -379,3 +381,16 @@ def test_scenario_from_dict_reports_the_source():
     with pytest.raises(ScenarioError) as caught:
         scenario_from_dict(data, source="<game 7>")
     assert str(caught.value) == "<game 7>: units[3].cell: (14, 2) is off the 12x8 board"
+
+
+def test_bundled_frontier_scenarios_have_artillery_hill_levels_a_river_and_a_road():
+    for s in [s for s in bundled_scenarios() if s.rule_system == "frontier"]:
+        assert any("Artillery" in u.type for u in s.units), s.id
+        assert s.hill_levels and max(level for *_, level in s.hill_levels) >= 2, s.id
+        assert {"river", "road", "hill"} <= set(s.terrain), s.id
+
+
+def test_hill_levels_are_checked(tmp_path):
+    text = BASE.replace('rule_system = "ohw"', 'rule_system = "ohw"\nhill_levels = [[0, 0, 2]]')
+    with pytest.raises(ScenarioError, match="hill_levels: ohw does not use hill levels"):
+        load_scenario(write(tmp_path, text))

@@ -1,0 +1,355 @@
+"""Morschauser's "Frontier" (``frontier``) on a grid: the referee.
+
+A turn: both sides' artillery fires (losses removed after every battery has fired), both roll
+for the initiative, then each side moves all its units and fights its combats. Movement costs
+points (roads half, rivers double, hills climbed in levels); a unit entering a cell in front of
+an enemy stops and faces it, and one ending beside an enemy's flank or rear and facing it turns
+the enemy to face it. The artillery and the combat are in frontier_fire.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from warlog.engine.flow import Context
+from warlog.engine.geometry import Cell
+from warlog.engine.rules import IllegalOrder
+from warlog.engine.rulesets import common
+from warlog.engine.rulesets import frontier_fire as fire
+from warlog.engine.rulesets.tables import load_table
+from warlog.engine.state import GameState, Unit, other_side
+from warlog.events import model
+from warlog.events.model import BombardOrder, EndPhaseOrder, FightOrder, Order, RouteOrder
+
+SIDES = ("red", "blue")
+ORDER_PHASE = {"bombard": "artillery", "route": "movement", "fight": "combat"}
+
+
+class Frontier:
+    system = "frontier"
+    automatic_phases = frozenset({"artillery_losses", "initiative"})
+    checksum_rules = ("frontier.turn",)
+    measure = "strength"  # the number on a unit: its strength (losses are whole units)
+    side_order_phases = frozenset({"combat"})  # combats are ordered by target, not by unit
+
+    def __init__(self) -> None:
+        self.table = load_table("frontier")
+
+    def period(self, state: GameState) -> dict[str, Any]:
+        return self.table["periods"][state.period]
+
+    def row(self, state: GameState, unit: Unit) -> dict[str, Any]:
+        return self.period(state)["units"][unit.type]
+
+    # -- turn ----------------------------------------------------------------------------------
+    def turn_steps(self, state: GameState) -> tuple[tuple[str, str | None], ...]:
+        return tuple((phase, role or None) for phase, role in self.period(state)["steps"])
+
+    def pregame(self, state: GameState) -> tuple[tuple[str, str | None], ...]:
+        return ()
+
+    def phase_rules(self, state: GameState, phase: str) -> tuple[str, ...]:
+        return {"artillery": ("frontier.turn", "frontier.artillery"),
+                "artillery_losses": ("frontier.turn",), "initiative": ("frontier.initiative",),
+                "movement": ("frontier.turn", "frontier.move"),
+                "combat": ("frontier.turn", "frontier.combat")}[phase]
+
+    def begin_phase(self, ctx: Context) -> None:
+        return None
+
+    def resolve_phase(self, ctx: Context) -> None:
+        if ctx.state.phase == "artillery_losses":
+            fire.remove_marked(ctx)
+            fire.check_annihilation(ctx)
+        elif ctx.state.phase == "initiative":
+            common.roll_initiative(ctx, "frontier.initiative")
+
+    def end_turn(self, ctx: Context) -> None:
+        return None
+
+    def end_of_game(self, ctx: Context) -> None:
+        """frontier.victory after the last turn: objectives held, then enemy units destroyed."""
+        s = ctx.state
+        held = common.objectives_held(s)
+        destroyed = {side: sum(1 for u in s.units.values() if u.removed and u.side != side)
+                     for side in SIDES}
+        turns = s.scenario.victory.turn_limit
+        if held["red"] != held["blue"]:
+            winner = "red" if held["red"] > held["blue"] else "blue"
+            reason = f"after {turns} turns {winner} holds more objectives"
+        elif destroyed["red"] != destroyed["blue"]:
+            winner = "red" if destroyed["red"] > destroyed["blue"] else "blue"
+            reason = f"after {turns} turns {winner} destroyed more enemy units"
+        else:
+            winner, reason = None, f"after {turns} turns: a draw"
+        ctx.emit(model.GameEnded, winner=winner, reason=reason, objectives=held,
+                 rules=("frontier.victory",), phase=None, side=None)
+
+    def strength(self, state: GameState, unit: Unit) -> tuple[int, int]:
+        """Losses are whole units: a destroyed unit's strength is lost."""
+        value = self.row(state, unit)["strength"]
+        return value, value if unit.removed else 0
+
+    def exhaustion_point(self, state: GameState, side: str, start: int) -> tuple[float, str | None]:
+        return start / 3, None  # Frontier has no exhaustion rule: a reference line
+
+    # -- the referee -------------------------------------------------------------------------
+    def check(self, state: GameState, order: Order) -> None:
+        if state.ended:
+            raise IllegalOrder("frontier.victory", "the battle is over")
+        if isinstance(order, EndPhaseOrder):
+            return
+        needed = ORDER_PHASE.get(order.type)
+        if needed is None:
+            raise IllegalOrder("frontier.turn", f"Frontier has no {order.type} order")
+        if state.phase != needed:
+            raise IllegalOrder("frontier.turn", f"a {order.type} order belongs to the {needed} "
+                                                f"phase, not {state.phase}")
+        if isinstance(order, FightOrder):
+            self._attackers(state, order)
+            return
+        unit = state.units.get(order.unit)
+        if unit is None or unit.removed:
+            raise IllegalOrder("frontier.turn", f"there is no unit {order.unit!r} on the board")
+        if unit.side != state.side:
+            raise IllegalOrder("frontier.turn", f"{unit.id} is {unit.side}'s, and it is "
+                                                f"{state.side}'s turn")
+        if isinstance(order, BombardOrder):
+            self._check_bombard(state, unit, order)
+        else:
+            self._check_route(state, unit, order)
+
+    def _check_bombard(self, state: GameState, unit: Unit, order: BombardOrder) -> None:
+        row = self.row(state, unit)
+        if row["class"] != "artillery":
+            raise IllegalOrder("frontier.artillery", "only artillery fires in this phase")
+        if unit.fired:
+            raise IllegalOrder("frontier.artillery", f"{unit.id} has fired this turn")
+        cell = tuple(order.cell)
+        if not state.grid.contains(cell):
+            raise IllegalOrder("grid.cells", f"{cell} is off the board")
+        distance = state.grid.distance(unit.cell, cell)
+        if distance > row["range"] or distance == 0:
+            raise IllegalOrder("frontier.units", f"{cell} is {distance} cells away; "
+                                                 f"{unit.type} reach {row['range']}")
+        arc = state.options["arc_degrees"]
+        if not state.grid.in_arc(unit.cell, unit.facing, cell, arc):
+            raise IllegalOrder("grid.arc", f"{cell} is outside the {arc}-degree arc of "
+                                           f"{unit.id} (facing {unit.facing})")
+        if not any(0 < state.grid.distance(unit.cell, e.cell) <= row["range"]
+                   and state.grid.in_arc(unit.cell, unit.facing, e.cell, arc)
+                   for e in state.alive(other_side(unit.side))):
+            raise IllegalOrder("frontier.artillery", f"{unit.id} has no enemy in range: a battery "
+                                                     "fires only when one is")
+
+    def _attackers(self, state: GameState, order: FightOrder) -> list[Unit]:
+        target = state.units.get(order.target)
+        if target is None or target.removed or target.side == state.side:
+            raise IllegalOrder("frontier.combat", f"{order.target!r} is not an enemy unit on the board")
+        attackers = [u for u in state.alive(state.side)
+                     if state.grid.step(u.cell, u.facing) == target.cell and not u.fought]
+        if not attackers:
+            raise IllegalOrder("frontier.combat", f"no unit of {state.side} is next to "
+                                                  f"{target.id} and facing it with an attack left")
+        return attackers
+
+    def _check_route(self, state: GameState, unit: Unit, order: RouteOrder) -> None:
+        if order.facing not in state.grid.facings:
+            raise IllegalOrder("frontier.move", f"{order.facing!r} is not a side of a "
+                                                f"{state.grid.kind} cell")
+        if unit.acted:
+            raise IllegalOrder("frontier.move", f"{unit.id} has already moved this turn")
+        if unit.fired:
+            raise IllegalOrder("frontier.artillery", f"{unit.id} fired this turn and may not move")
+        if not order.path and order.facing == unit.facing:
+            raise IllegalOrder("frontier.move", f"this order leaves {unit.id} as it is")
+        end = self.walk(state, unit, [tuple(c) for c in order.path])
+        fronting = self._fronting(state, unit, end) if order.path else []
+        if fronting and state.grid.step(end, order.facing) not in {e.cell for e in fronting}:
+            raise IllegalOrder("frontier.move", f"{unit.id} stops in front of "
+                               f"{', '.join(e.id for e in fronting)} and must face it")
+
+    def _fronting(self, state: GameState, unit: Unit, cell: Cell) -> list[Unit]:
+        """Enemies whose front this cell is (adjacent, in their front aspect)."""
+        return [e for e in state.alive(other_side(unit.side))
+                if state.grid.distance(e.cell, cell) == 1
+                and state.grid.aspect(e.cell, e.facing, cell) == "front"]
+
+    def _engaged(self, state: GameState, unit: Unit) -> list[Unit]:
+        """Adjacent enemies it faces or that face it: a move now is breaking off."""
+        grid = state.grid
+        return [e for e in state.alive(other_side(unit.side)) if grid.distance(e.cell, unit.cell) == 1
+                and (grid.step(unit.cell, unit.facing) == e.cell or grid.step(e.cell, e.facing) == unit.cell)]
+
+    def walk(self, state: GameState, unit: Unit, path: list[Cell]) -> Cell:
+        """Check a route step by step (frontier.move, roads, rivers, hills, break-off); return
+        where it ends. IllegalOrder for the first step the rules refuse."""
+        judge = _Steps(self, state, unit)
+        points, climbed, prev = 2 * judge.row["move"], 0, unit.cell
+        for i, cell in enumerate(path):
+            try:
+                points, climbed = judge.step(prev, cell, points, climbed, last=i == len(path) - 1)
+            except IllegalOrder as refused:
+                crossed = any(state.terrain.get(c) == "river" for c in path[:i])
+                if refused.rule == "frontier.units" and crossed:  # the river's double cost did it
+                    raise IllegalOrder("frontier.rivers", refused.message) from None
+                raise
+            prev = cell
+        return prev
+
+    # -- consequences ------------------------------------------------------------------------
+    def apply(self, ctx: Context, order: Order) -> bool:
+        s = ctx.state
+        if isinstance(order, BombardOrder):
+            fire.bombard(ctx, self.table, s.units[order.unit], tuple(order.cell))
+        elif isinstance(order, FightOrder):
+            attackers = self._attackers(s, order)
+            fire.fight(ctx, self.table, s.units[order.target], attackers, order.advance)
+            fire.check_annihilation(ctx)
+        elif isinstance(order, RouteOrder):
+            self._apply_route(ctx, order)
+        return False
+
+    def _apply_route(self, ctx: Context, order: RouteOrder) -> None:
+        s = ctx.state
+        unit = s.units[order.unit]
+        start = unit.facing
+        path = tuple(tuple(c) for c in order.path)
+        if path:
+            rules = ["frontier.move", "frontier.units"]
+            road = self.table["terrain"]["road"]
+            if any(s.terrain.get(c, "open") in road for c in path):
+                rules.append("frontier.roads")
+            if any(s.terrain.get(c) == "river" for c in path):
+                rules.append("frontier.rivers")
+            if any(fire.level(s, c) for c in (unit.cell, *path)):
+                rules.append("frontier.hills")
+            if self._engaged(s, unit):
+                rules.append("frontier.break_off")
+            ctx.emit(model.UnitMoved, unit=unit.id, path=path, from_cell=unit.cell,
+                     to_cell=path[-1], rules=tuple(rules))
+        if order.facing != start:
+            ctx.emit(model.UnitTurned, unit=unit.id, from_facing=start, to_facing=order.facing,
+                     used_move=not path, rules=("frontier.move",))
+        unit = s.units[order.unit]
+        ahead = s.units.get(getattr(s.unit_at(s.grid.step(unit.cell, unit.facing)), "id", ""))
+        if ahead is not None and ahead.side != unit.side:
+            aspect = s.grid.aspect(ahead.cell, ahead.facing, unit.cell)
+            if aspect != "front":  # frontier.combat: contacted in flank or rear, it turns at once
+                ctx.emit(model.UnitTurned, unit=ahead.id, from_facing=ahead.facing,
+                         to_facing=s.grid.facing_to(ahead.cell, unit.cell),
+                         rules=("frontier.combat",))
+
+    # -- every legal order -------------------------------------------------------------------
+    def legal_orders(self, state: GameState, unit: str | None = None) -> list[Order]:
+        if state.ended or state.phase is None or state.phase in self.automatic_phases:
+            return []
+        units = [state.units[unit]] if unit is not None else state.alive(state.side)
+        orders: list[Order] = []
+        if state.phase == "combat" and unit is None:
+            for e in state.alive(other_side(state.side)):
+                for advance in (False, True):
+                    orders += [o for o in [FightOrder(target=e.id, advance=advance)] if self._ok(state, o)]
+        for u in units:
+            if u.removed or u.side != state.side:
+                continue
+            if state.phase == "artillery" and self.row(state, u)["class"] == "artillery":
+                reach = self.row(state, u)["range"]
+                cells = [c for c in state.grid.cells() if 0 < state.grid.distance(u.cell, c) <= reach]
+                orders += [o for o in (BombardOrder(unit=u.id, cell=c) for c in cells)
+                           if self._ok(state, o)]
+            elif state.phase == "movement":
+                orders += self._legal_routes(state, u)
+        if unit is None:
+            orders.append(EndPhaseOrder())
+        return orders
+
+    def _ok(self, state: GameState, order: Order) -> bool:
+        return common.accepts(self, state, order)
+
+    def _legal_routes(self, state: GameState, u: Unit) -> list[Order]:
+        """Every distinct move: one route to each cell it may end on, with each facing it may end
+        with there (a stop in front of an enemy faces that enemy). Routes are searched keeping,
+        per cell, every way of reaching it not beaten on both points left and levels climbed."""
+        if u.acted or u.fired:
+            return []
+        out: list[Order] = [RouteOrder(unit=u.id, facing=f) for f in state.grid.facings
+                            if f != u.facing]
+        judge = _Steps(self, state, u)
+        labels: dict[Cell, list[tuple[int, int]]] = {u.cell: [(2 * judge.row["move"], 0)]}
+        ended: dict[Cell, tuple[Cell, ...]] = {}
+        frontier = [(u.cell, 2 * judge.row["move"], 0, ())]
+        while frontier:
+            nxt = []
+            for cell, points, climbed, path in frontier:
+                for n in state.grid.neighbours(cell):
+                    if n in path or n == u.cell:
+                        continue
+                    for last in (True, False):
+                        try:
+                            left, up = judge.step(cell, n, points, climbed, last=last)
+                        except IllegalOrder:
+                            continue
+                        route = (*path, n)
+                        if last:
+                            ended.setdefault(n, route)
+                        elif not any(p >= left and c <= up for p, c in labels.get(n, [])):
+                            labels.setdefault(n, []).append((left, up))
+                            nxt.append((n, left, up, route))
+            frontier = nxt
+        for n, route in ended.items():
+            fronting = {e.cell for e in self._fronting(state, u, n)}
+            out += [RouteOrder(unit=u.id, path=route, facing=f) for f in state.grid.facings
+                    if not fronting or state.grid.step(n, f) in fronting]
+        return out
+
+
+class _Steps:
+    """Judges one unit's steps in one position: costs, terrain, hills, contact, break-off."""
+
+    def __init__(self, ruleset: Frontier, state: GameState, unit: Unit) -> None:
+        self.ruleset, self.state, self.unit = ruleset, state, unit
+        self.row = ruleset.row(state, unit)
+        self.road = ruleset.table["terrain"]["road"]
+        self.impassable = ruleset.table["terrain"]["impassable"]
+        self.engaged = ruleset._engaged(state, unit)
+        self.others = [e for e in state.alive(other_side(unit.side)) if e not in self.engaged]
+
+    def step(self, prev: Cell, cell: Cell, points: int, climbed: int, *, last: bool
+             ) -> tuple[int, int]:
+        """The points (in halves) and levels climbed after stepping from ``prev`` into ``cell``
+        (``last``: and stopping there); IllegalOrder when the rules refuse the step."""
+        s, unit, grid, row = self.state, self.unit, self.state.grid, self.row
+        if grid.distance(prev, cell) != 1:
+            raise IllegalOrder("grid.adjacent", f"{cell} is not next to {prev}: no diagonal moves")
+        if not grid.contains(cell):
+            raise IllegalOrder("grid.cells", f"{unit.id} would leave the board at {cell}")
+        terrain, before = s.terrain.get(cell, "open"), s.terrain.get(prev, "open")
+        if terrain in self.impassable:
+            raise IllegalOrder("frontier.move", f"{cell} is {terrain}: impassable")
+        occupant = s.unit_at(cell)
+        if occupant is not None and occupant.side != unit.side:
+            raise IllegalOrder("grid.cells", f"{cell} is held by enemy {occupant.id}")
+        if occupant is not None:
+            raise IllegalOrder("grid.cells" if last else "frontier.move",
+                               f"{cell} is held by {occupant.id}")
+        on_road = before in self.road and terrain in self.road
+        if before in self.road and terrain not in self.road and points % 2:
+            points -= 1  # frontier.roads: leaving the road loses a half
+        cost = 1 if on_road else 4 if terrain == "river" else 2
+        if cost > points:
+            rule = "frontier.rivers" if terrain == "river" else (
+                "frontier.roads" if before in self.road else "frontier.units")
+            raise IllegalOrder(rule, f"{unit.type} have no movement left for {cell} "
+                                     f"({row['move']} a turn; roads half, rivers double)")
+        climbed += max(0, fire.level(s, cell) - fire.level(s, prev))
+        if climbed > row["climb"]:
+            raise IllegalOrder("frontier.hills", f"{unit.type} climb at most {row['climb']} "
+                                                 "hill level(s) in a move")
+        if self.engaged and any(grid.distance(e.cell, cell) == 1 for e in self.others):
+            raise IllegalOrder("frontier.break_off", f"{unit.id} breaks off and may not come "
+                                                     "into contact with another enemy")
+        if not last and self.ruleset._fronting(s, unit, cell):
+            raise IllegalOrder("frontier.move", f"{unit.id} may not pass {cell}, in front of "
+                                                "an enemy: it must stop there")
+        return points - cost, climbed

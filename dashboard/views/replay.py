@@ -4,8 +4,10 @@ The page only arranges widgets; the figures come from dashboard/charts.py, the s
 and tidy rows from engine/analysis.py, the cached loading from dashboard/data.py.
 
 Session state: ``cursor`` (the current step's index) is the one source of truth. The widgets
-``step`` and ``turn`` and the buttons ``prev_step``/``next_step`` change it through callbacks,
-and are re-synchronised from it before they are drawn, so they never disagree. ``cursor`` is not
+``step`` and ``turn`` and the scrubbing buttons (first, previous/next turn, phase and step,
+last; each with a keyboard shortcut) change it through callbacks, and are re-synchronised from
+it before they are drawn, so they never disagree. The page address carries ``game`` and
+``step``: a copied link opens the same step. ``cursor`` is not
 a widget key, so it survives a visit to another page; ``loaded`` names the game it belongs to,
 and a different game resets it to the opening.
 """
@@ -17,7 +19,7 @@ from typing import Any
 
 import streamlit as st
 
-from warlog.dashboard import charts, data
+from warlog.dashboard import charts, data, scrub
 from warlog.engine import analysis
 from warlog.engine.fold import evolve
 from warlog.engine.rules import catalogue
@@ -51,11 +53,17 @@ def choose_source() -> tuple[str, list[Event]] | str | None:
         if not games:
             return f"There are no games in {path}."
         by_id = {g["id"]: g for g in games}
+        linked = st.query_params.get("game")
+        if not st.session_state.get("game_link_read"):  # a copied link names its game once
+            st.session_state["game_link_read"] = True
+            if linked in by_id:
+                st.session_state["game"] = linked
         if st.session_state.get("game") not in by_id:
             st.session_state["game"] = games[0]["id"]
         gid = st.sidebar.selectbox("Game", list(by_id), key="game",
                                    format_func=lambda g: _game_label(by_id[g]))
         info = by_id[gid]
+        st.query_params["game"] = gid
         events = data.read_events(path, gid, info["events"])
         return data.source_key("db", path, gid, info["events"]), events
     upload = st.sidebar.file_uploader("Replay file (.jsonl)", type=["jsonl"], key="upload",
@@ -83,18 +91,32 @@ def _on_step() -> None:
     st.session_state["cursor"] = st.session_state["step"] - 1  # the slider counts from 1
 
 
-def _move(delta: int, count: int) -> None:
-    st.session_state["cursor"] = min(max(st.session_state["cursor"] + delta, 0), count - 1)
+def _move(move: str, steps: list[analysis.Step]) -> None:
+    st.session_state["cursor"] = scrub.target(steps, st.session_state["cursor"], move)
+
+
+def _linked_step() -> int | None:
+    """The step a copied link asks for (``?step=12``, counted from 1), read once a session."""
+    if st.session_state.get("link_read"):
+        return None
+    st.session_state["link_read"] = True
+    try:
+        return int(st.query_params.get("step", "")) - 1
+    except ValueError:
+        return None
 
 
 def _sync(key: str, steps: list[analysis.Step]) -> analysis.Step:
-    """Reset the cursor for a new game, clamp it, and point the widgets at it."""
+    """Reset the cursor for a new game (to the step a link names, if any), clamp it, point the
+    widgets at it, and write game and step into the page address so a copied link reopens it."""
     ss = st.session_state
     if ss.get("loaded") != key:
-        ss["loaded"], ss["cursor"] = key, 0
+        linked = _linked_step()
+        ss["loaded"], ss["cursor"] = key, linked if linked is not None else 0
     ss["cursor"] = min(max(int(ss.get("cursor", 0)), 0), len(steps) - 1)
     step = steps[ss["cursor"]]
     ss["step"], ss["turn"] = step.index + 1, step.turn
+    st.query_params["step"] = str(step.index + 1)
     return step
 
 
@@ -139,15 +161,26 @@ def options_text(options: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
+BUTTONS = (  # key, label, keyboard shortcut, help
+    ("first", "⏮", "Home", "First step (Home)"),
+    ("prev_turn", "⏪ Turn", "PageUp", "Previous turn (Page Up)"),
+    ("prev_phase", "◀◀ Phase", "Shift+Left", "Previous phase (Shift+Left)"),
+    ("prev_step", "◀ Step", "Left", "Previous step (Left)"),
+    ("next_step", "Step ▶", "Right", "Next step (Right)"),
+    ("next_phase", "Phase ▶▶", "Shift+Right", "Next phase (Shift+Right)"),
+    ("next_turn", "Turn ⏩", "PageDown", "Next turn (Page Down)"),
+    ("last", "⏭", "End", "Last step (End)"),
+)
+
+
 def controls(steps: list[analysis.Step], step: analysis.Step) -> None:
     n, last_turn = len(steps), max(s.turn for s in steps)
-    prev, nxt, turn = st.columns([1, 1, 5], vertical_alignment="bottom")
-    prev.button("◀ Previous step", key="prev_step", on_click=_move, args=(-1, n),
-                disabled=step.index == 0, width="stretch")
-    nxt.button("Next step ▶", key="next_step", on_click=_move, args=(1, n),
-               disabled=step.index == n - 1, width="stretch")
+    for column, (key, label, shortcut, tip) in zip(st.columns(len(BUTTONS)), BUTTONS):
+        going = scrub.target(steps, step.index, key)
+        column.button(label, key=key, on_click=_move, args=(key, steps), help=tip,
+                      shortcut=shortcut, disabled=going == step.index, width="stretch")
     if last_turn > 0:
-        turn.slider("Turn", 0, last_turn, key="turn", on_change=_on_turn, args=(steps,))
+        st.slider("Turn", 0, last_turn, key="turn", on_change=_on_turn, args=(steps,))
     if n > 1:
         st.slider("Step", 1, n, key="step", on_change=_on_step,
                   help="Each step is one order and what it caused, or an automatic phase.")

@@ -248,3 +248,36 @@ def test_a_stored_game_that_no_longer_folds_is_an_error_message(tmp_path, monkey
     assert not at.exception
     assert at.error and "cannot be replayed" in at.error[0].value
     assert f"event seq {events[check]['seq']}" in at.error[0].value
+
+
+def test_a_copied_link_opens_the_same_game_and_step(demo_db, monkeypatch):
+    monkeypatch.setenv("WARLOG_DB", str(demo_db))
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.query_params["game"] = SHORT_GAME
+    at.query_params["step"] = "12"
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="game").value == SHORT_GAME
+    assert at.slider(key="step").value == 12 and step_title(at).startswith("**Step 12 of")
+    at.button(key="next_step").click().run()
+    assert at.query_params["step"] == ["13"] or at.query_params["step"] == "13"
+    assert at.query_params["game"] in ([SHORT_GAME], SHORT_GAME)
+
+
+def test_scrubbing_buttons_move_by_phase_turn_and_to_the_ends(app):
+    at = choose_game(app, SHORT_GAME)
+    at.button(key="next_turn").click().run()
+    assert not at.exception and at.slider(key="turn").value == 1
+    first_of_turn = at.slider(key="step").value
+    at.button(key="next_phase").click().run()
+    title = step_title(at)
+    assert at.slider(key="step").value > first_of_turn and "red movement" not in title
+    at.button(key="prev_phase").click().run()
+    assert at.slider(key="step").value == first_of_turn
+    at.button(key="last").click().run()
+    assert at.slider(key="step").value == at.slider(key="step").max
+    assert at.button(key="next_step").disabled and at.button(key="last").disabled
+    at.button(key="prev_turn").click().run()
+    assert at.slider(key="turn").value == at.slider(key="turn").max  # back to its turn's start
+    at.button(key="first").click().run()
+    assert at.slider(key="step").value == 1 and at.button(key="first").disabled

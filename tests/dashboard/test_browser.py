@@ -110,10 +110,18 @@ def test_dashboard_steps_in_a_real_browser(server, browser, tmp_path):
     assert _live_units(page) == units
     for _ in range(3):
         before = _step_title(page)
-        page.get_by_role("button", name="Next step").click()
+        page.get_by_role("button", name="Step ▶").click()
         page.wait_for_function(
             "t => !document.body.innerText.includes(t)", arg=before, timeout=15_000)
     assert _step_title(page).startswith("Step 4 of")
+    page.wait_for_function("() => location.search.includes('step=4')", timeout=15_000)
+    assert "game=" in page.url  # the address names the game and the step: a link reopens it
+    page.locator("h1").first.click()  # keyboard shortcuts act when no input has the focus
+    page.keyboard.press("End")
+    page.wait_for_function(
+        "() => /Step (\\d+) of \\1\\b/.test(document.body.innerText)", timeout=15_000)
+    page.keyboard.press("Home")
+    page.wait_for_function("() => document.body.innerText.includes('Step 1 of')", timeout=15_000)
     page.wait_for_selector(".js-plotly-plot")
     assert page.locator('[data-testid="stException"]').count() == 0
     page.wait_for_timeout(500)  # let plotly finish drawing before the picture

@@ -1,0 +1,54 @@
+"""The scrubbing controls move through a game's steps by step, phase and turn."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from warlog.dashboard.scrub import MOVES, target
+from warlog.engine import analysis
+from warlog.engine.bots import play_out
+from warlog.engine.scenario import load_scenario
+
+
+@dataclass(frozen=True)
+class S:
+    index: int
+    turn: int
+    side: str | None
+    phase: str | None
+
+
+# opening; turn 1 red movement x2, red shooting; turn 1 blue movement; turn 2 red movement x2
+STEPS = [S(0, 0, None, None), S(1, 1, "red", "movement"), S(2, 1, "red", "movement"),
+         S(3, 1, "red", "shooting"), S(4, 1, "blue", "movement"), S(5, 2, "red", "movement"),
+         S(6, 2, "red", "movement")]
+
+
+@pytest.mark.parametrize("index,move,expected", [
+    (3, "first", 0), (3, "last", 6), (3, "prev_step", 2), (3, "next_step", 4),
+    (0, "prev_step", 0), (6, "next_step", 6),
+    (1, "next_phase", 3), (2, "next_phase", 3), (3, "next_phase", 4), (4, "next_phase", 5),
+    (6, "next_phase", 6),
+    (2, "prev_phase", 1),  # inside a phase: back to its start
+    (1, "prev_phase", 0), (3, "prev_phase", 1), (5, "prev_phase", 4),
+    (1, "next_turn", 5), (4, "next_turn", 5), (0, "next_turn", 1), (6, "next_turn", 6),
+    (6, "prev_turn", 5), (5, "prev_turn", 1), (3, "prev_turn", 1), (1, "prev_turn", 0),
+])
+def test_each_move_lands_where_a_reader_expects(index, move, expected):
+    assert target(STEPS, index, move) == expected
+
+
+def test_every_move_from_every_step_of_a_real_game_stays_in_the_game():
+    events = play_out("s", load_scenario("ancients-river-crossing"), seed=7).events
+    steps = analysis.steps(events)
+    for i in range(len(steps)):
+        for move in MOVES:
+            j = target(steps, i, move)
+            assert 0 <= j < len(steps)
+            if move == "next_turn" and j != i:
+                assert steps[j].turn == steps[i].turn + 1 and steps[j - 1].turn == steps[i].turn
+            if move == "next_phase" and j != i:
+                assert (steps[j].turn, steps[j].side, steps[j].phase) != (
+                    steps[i].turn, steps[i].side, steps[i].phase)

@@ -25,6 +25,7 @@ import streamlit as st
 from warlog.engine import analysis
 from warlog.engine.fold import FoldError, Timeline
 from warlog.events.replay_file import ReplayError, parse_replay, validate_replay
+from warlog.events.model import make_note
 from warlog.events.sqlite_store import SQLiteEventStore
 
 Event = dict[str, Any]
@@ -96,12 +97,14 @@ def timeline(key: str, _events: list[Event]) -> Timeline:
 @st.cache_data(show_spinner=False, max_entries=16)
 def projections(key: str, _events: list[Event]) -> dict[str, Any]:
     """Everything the page charts or lists that depends on the whole game, computed once."""
+    steps = analysis.steps(_events)
     return {
-        "steps": analysis.steps(_events),
+        "steps": steps,
         "attrition": analysis.attrition(_events),
         "units": analysis.unit_timeline(_events),
         "luck": analysis.luck(_events),
         "exhaustion": analysis.exhaustion(_events),
+        "notes": analysis.notes_by_step(_events, steps),
     }
 
 
@@ -120,3 +123,14 @@ def exhaustion_chart(key: str, turn: int, _proj: dict[str, Any]):
     from warlog.dashboard.charts import exhaustion_figure
 
     return exhaustion_figure(_proj["exhaustion"], current_turn=turn)
+
+
+def add_note(path: str, game: str, about: int, text: str, author: str | None) -> dict[str, Any]:
+    """Append a note about event ``about`` to a stored game (one transaction, refused if someone
+    appended meanwhile); the caches see the new event count at once."""
+    with SQLiteEventStore(path) as store:
+        events = store.read(game)
+        note = make_note(events, about, text, author)
+        store.append(game, [note], events[-1]["seq"])
+    list_games.clear()
+    return note

@@ -351,6 +351,20 @@ def highlights(events: Sequence[Event], state: GameState) -> list[dict[str, Any]
     return out
 
 
+def notes_by_step(events: Sequence[Event], steps: Sequence[Step]) -> dict[int, list[Event]]:
+    """Step index -> the notes written about it (a note names the event it comments on; it is
+    appended wherever the log stood when it was written)."""
+    step_of: dict[int, int] = {}
+    for step in steps:
+        for i in range(step.first, step.last + 1):
+            step_of[events[i]["seq"]] = step.index
+    out: dict[int, list[Event]] = {}
+    for e in events:
+        if e["kind"] == "note" and e["about"] in step_of:
+            out.setdefault(step_of[e["about"]], []).append(e)
+    return out
+
+
 # -- period state on the board ------------------------------------------------------------------
 
 
@@ -451,6 +465,9 @@ def narrate(event: Event, state_before: GameState | None) -> str:
         if event["hits"]:
             return f"{event['unit']} is removed with {event['hits']} hits."
         return f"{event['unit']} is removed."
+    if k == "note":
+        by = f" ({event['author']})" if event.get("author") else ""
+        return f"Note on event {event['about']}{by}: {event['text']}"
     if k == "shell_landed":
         where = _cell(event["landed"]) if event["landed"] is not None else "off the board"
         how = "direct" if event["direct"] else "indirect"

@@ -304,6 +304,7 @@ _APPLY: dict[str, Callable[[GameState, Event], None]] = {
     "army_exhausted": _army_exhausted,
     "unit_removed": _unit_removed,
     "state_checksum": _nothing,
+    "note": _nothing,  # a player's comment: no fact of the battle
     "game_ended": _game_ended,
 }
 

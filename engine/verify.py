@@ -90,6 +90,14 @@ def verify(events: list[Event]) -> Report:
         i = 1 + len(derived)
         while i < len(events):
             logged = events[i]
+            if logged.get("kind") == "note":  # a comment, not a consequence: it must point back
+                about = logged.get("about")
+                if not isinstance(about, int) or not 1 <= about < logged.get("seq", 0):
+                    raise _Stop(logged.get("seq", i + 1), f"{_describe(logged)}: it is about "
+                                f"event {about!r}, which does not come before it")
+                evolve(state, logged)
+                i += 1
+                continue
             if state.ended:
                 raise _Stop(logged.get("seq", i + 1), f"{_describe(logged)} comes after the end "
                             "of the game")

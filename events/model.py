@@ -402,6 +402,16 @@ class CombatFought(Envelope):
     attacker_destroyed: bool
 
 
+class Note(Envelope):
+    """A player's note on a moment of the game (the step ending at event ``about``). Appended to
+    the log like any fact, it changes no state; replay files keep it."""
+
+    kind: Literal["note"] = "note"
+    about: int = Field(ge=1)
+    text: str = Field(min_length=1, max_length=4000)
+    author: str | None = None
+
+
 class UnitRemoved(Envelope):
     kind: Literal["unit_removed"] = "unit_removed"
     unit: str
@@ -450,6 +460,7 @@ EVENT_MODELS: tuple[type[Envelope], ...] = (
     ShellLanded,
     UnitMarked,
     CombatFought,
+    Note,
     UnitRemoved,
     StateChecksum,
     GameEnded,
@@ -485,3 +496,22 @@ def to_dict(event: Envelope) -> dict[str, Any]:
 
 def parse_order(data: dict[str, Any]) -> Order:
     return ORDER_ADAPTER.validate_python(data)
+
+
+def make_note(events: list[dict[str, Any]], about: int, text: str,
+              author: str | None = None) -> dict[str, Any]:
+    """The note event to append to ``events`` (a whole game) about the event with seq
+    ``about``; ValueError with a readable message if it cannot be."""
+    if not events:
+        raise ValueError("a note needs a game to comment on")
+    if not 1 <= about <= len(events):
+        raise ValueError(f"there is no event {about} to write a note about (1..{len(events)})")
+    text = text.strip()
+    if not text:
+        raise ValueError("a note needs some text")
+    try:
+        note = Note(game=events[0]["game"], seq=events[-1]["seq"] + 1,
+                    turn=events[about - 1]["turn"], about=about, text=text, author=author)
+    except ValidationError as exc:
+        raise ValueError(f"note: {exc.errors()[0]['msg']}") from None
+    return to_dict(note)

@@ -428,6 +428,29 @@ def games(
 
 
 @app.command()
+def note(
+    game: Annotated[str, typer.Argument(help="Game id in the database.")],
+    about: Annotated[int, typer.Argument(help="The seq of the event the note is about (see "
+                                              "`warlog log`).")],
+    text: Annotated[str, typer.Argument(help="The note.")],
+    author: Annotated[Optional[str], typer.Option(help="Who wrote it.")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Write a note on a moment of a stored game: appended as a `note` event, changing nothing
+    in the battle, kept in its replay file and shown at that step in the dashboard."""
+    from warlog.events.model import make_note
+
+    with friendly(), _store(db) as store:
+        events = store.read(game)
+        try:
+            event = make_note(events, about, text, author)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        store.append(game, [event], events[-1]["seq"])
+    out.print(f"  {event['seq']:>5}  note on event {about} of {escape(game)}")
+
+
+@app.command()
 def army(
     period: Annotated[str, typer.Option(help="A One Hour Wargames period, e.g. medieval.")],
     units: Annotated[int, typer.Option(help="3, 4 or 6 units.")],

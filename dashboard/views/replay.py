@@ -65,6 +65,7 @@ def choose_source() -> tuple[str, list[Event]] | str | None:
         info = by_id[gid]
         st.query_params["game"] = gid
         events = data.read_events(path, gid, info["events"])
+        st.session_state["game_identity"] = f"db:{path}:{gid}"
         return data.source_key("db", path, gid, info["events"]), events
     upload = st.sidebar.file_uploader("Replay file (.jsonl)", type=["jsonl"], key="upload",
                                       help="A file written by `warlog export`.")
@@ -76,7 +77,9 @@ def choose_source() -> tuple[str, list[Event]] | str | None:
         events = data.load_upload(raw, upload.name)
     except Exception as exc:  # an uploaded file is untrusted input: any failure is a message
         return f"Cannot open {upload.name}: {exc}"
-    return data.source_key("upload", raw), events
+    key = data.source_key("upload", raw)
+    st.session_state["game_identity"] = f"upload:{key}"
+    return key, events
 
 
 # -- callbacks: each moves the cursor; widgets follow it on the next run ----------------------
@@ -110,9 +113,10 @@ def _sync(key: str, steps: list[analysis.Step]) -> analysis.Step:
     """Reset the cursor for a new game (to the step a link names, if any), clamp it, point the
     widgets at it, and write game and step into the page address so a copied link reopens it."""
     ss = st.session_state
-    if ss.get("loaded") != key:
+    identity = ss.get("game_identity", key)
+    if ss.get("loaded") != identity:  # another game (the same one grown by a note keeps its step)
         linked = _linked_step()
-        ss["loaded"], ss["cursor"] = key, linked if linked is not None else 0
+        ss["loaded"], ss["cursor"] = identity, linked if linked is not None else 0
     ss["cursor"] = min(max(int(ss.get("cursor", 0)), 0), len(steps) - 1)
     step = steps[ss["cursor"]]
     ss["step"], ss["turn"] = step.index + 1, step.turn
@@ -201,16 +205,66 @@ def _rule_lines(rule_ids: list[str]) -> str:
     return "\n".join(lines)
 
 
-def step_events(tl, events: list[Event], step: analysis.Step) -> None:
-    """Each event of the step: its narrated line, then the text of every rule it cites."""
+def step_events(tl, events: list[Event], step: analysis.Step, notes: list[Event]) -> None:
+    """Each event of the step: its narrated line, then the text of every rule it cites; the
+    players' notes on this step first (a note sits in the log where it was written, so it is
+    shown here, at the step it is about, not where it was appended)."""
     state = tl.state_at(step.first - 1) if step.first > 0 else None
     with st.container(height=620, key="events"):
+        for note in notes:
+            by = f" — {note['author']}" if note.get("author") else ""
+            st.info(f"📝 {note['text']}{by}", icon=None)
         for i in range(step.first, step.last + 1):
             e = events[i]
-            st.markdown(f":gray[`{e['seq']}` {e['kind']}] {analysis.narrate(e, state)}")
-            if e.get("rules"):
-                st.caption(_rule_lines(e["rules"]))
+            if e["kind"] != "note":
+                st.markdown(f":gray[`{e['seq']}` {e['kind']}] {analysis.narrate(e, state)}")
+                if e.get("rules"):
+                    st.caption(_rule_lines(e["rules"]))
             state = evolve(state, e, check=False)
+
+
+def _write_note(path: str, game: str, about: int) -> None:
+    text = st.session_state.get("note_text", "")
+    author = st.session_state.get("note_author") or None
+    try:
+        data.add_note(path, game, about, text, author)
+    except (ValueError, StoreError, sqlite3.Error) as exc:
+        st.session_state["note_error"] = str(exc)
+        return
+    st.session_state["note_text"] = ""
+    st.session_state.pop("note_error", None)
+
+
+def note_form(step: analysis.Step, events: list[Event]) -> None:
+    """Write a note on this step (a stored game only: a replay file is read-only here)."""
+    identity = st.session_state.get("game_identity", "")
+    if not identity.startswith("db:"):
+        st.caption("Notes are written on games in the database (import the file first).")
+        return
+    _, path, game = identity.split(":", 2)
+    with st.expander("📝 Write a note on this step"):
+        st.text_area("Note", key="note_text", max_chars=4000,
+                     placeholder="What happened here, what to try instead…")
+        st.text_input("Your name (optional)", key="note_author")
+        st.button("Add note", key="add_note", on_click=_write_note,
+                  args=(path, game, events[step.last]["seq"]))
+        if st.session_state.get("note_error"):
+            st.error(st.session_state["note_error"])
+
+
+def notes_index(steps: list[analysis.Step], notes: dict[int, list[Event]]) -> None:
+    """The notes of the game in the sidebar: each one a button that moves to its step."""
+    if not notes:
+        return
+    st.sidebar.subheader("Notes")
+    for index, group in sorted(notes.items()):
+        for note in group:
+            label = f"Step {index + 1}: {note['text'][:40]}"
+            st.sidebar.button(label, key=f"note_{note['seq']}", on_click=_go, args=(index,))
+
+
+def _go(index: int) -> None:
+    st.session_state["cursor"] = index
 
 
 def main() -> None:
@@ -242,7 +296,9 @@ def main() -> None:
                         config={"displayModeBar": False})
     with narrative:
         st.subheader("What happened")
-        step_events(tl, events, step)
+        step_events(tl, events, step, proj["notes"].get(step.index, []))
+        note_form(step, events)
+    notes_index(steps, proj["notes"])
     attrition, exhaustion = st.columns(2)
     with attrition:
         st.subheader("Attrition")

@@ -298,3 +298,19 @@ def test_show_says_how_far_each_army_is_from_exhaustion(replay_file):
     line = next(l for l in out.splitlines() if l.startswith("Exhaustion"))
     assert "reference line at 1/3 of the starting strength, not a rule" in line
     assert "red lost" in line and "of 40" in line and "blue lost" in line
+
+
+def test_a_note_is_appended_kept_in_the_replay_and_verified(tmp_path):
+    db = tmp_path / "n.db"
+    run("simulate", SCENARIO, "--seed", "7", "--db", str(db))
+    game = json.loads(run("games", "--json", "--db", str(db)).output)[0]["id"]
+    out = run("note", game, "40", "the ford was the key", "--author", "Ann", "--db", str(db)).output
+    assert "note on event 40" in out
+    assert "Note on event 40 (Ann): the ford was the key" in run("log", game, "--db", str(db)).output
+    assert "OK" in run("verify", game, "--db", str(db)).output  # a note changes no fact
+    path = tmp_path / "n.jsonl"
+    run("export", game, "--out", str(path), "--db", str(db))
+    assert b'"kind":"note"' in path.read_bytes() and "OK" in run("verify", str(path)).output
+    for args, words in ((["0", "x"], "no event 0"), (["40", "  "], "needs some text")):
+        result = runner.invoke(app, ["note", game, *args, "--db", str(db)])
+        assert result.exit_code == 2 and words in result.output and "Traceback" not in result.output

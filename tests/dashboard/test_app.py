@@ -281,3 +281,31 @@ def test_scrubbing_buttons_move_by_phase_turn_and_to_the_ends(app):
     assert at.slider(key="turn").value == at.slider(key="turn").max  # back to its turn's start
     at.button(key="first").click().run()
     assert at.slider(key="step").value == 1 and at.button(key="first").disabled
+
+
+def test_a_note_written_at_a_step_is_stored_and_shown_there(tmp_path, monkeypatch):
+    from warlog.engine.bots import play_out
+    from warlog.engine.scenario import load_scenario
+
+    db = tmp_path / "notes.db"
+    with SQLiteEventStore(db) as store:
+        game = play_out("noted", load_scenario("ancients-river-crossing"), seed=2)
+        store.append("noted", game.events, 0)
+    monkeypatch.setenv("WARLOG_DB", str(db))
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    at.slider(key="step").set_value(9).run()
+    at.text_area(key="note_text").input("Here the Numidians should have waited.").run()
+    at.text_input(key="note_author").input("Bo").run()
+    at.button(key="add_note").click().run()
+    assert not at.exception and not at.error
+    assert at.slider(key="step").value == 9  # writing a note keeps the reader where they were
+    assert any("Numidians should have waited" in i.value and "Bo" in i.value for i in at.info)
+    with SQLiteEventStore(db) as store:
+        stored = store.read("noted")
+    note = stored[-1]
+    assert note["kind"] == "note" and note["author"] == "Bo"
+    at.button(key="first").click().run()
+    assert not any("Numidians" in i.value for i in at.info)  # shown at its own step only
+    at.button(key=f"note_{note['seq']}").click().run()  # the sidebar's notes jump to it
+    assert at.slider(key="step").value == 9
+    assert any("Numidians" in i.value for i in at.info)

@@ -114,3 +114,29 @@ def test_every_value_of_every_event_is_checked_where_it_stands(bot_game):
             assert report.mismatch.seq == bot_game[i]["seq"], report.mismatch.message
             edits += 1
     assert edits > 1000
+
+
+def test_notes_in_the_middle_of_a_game_change_nothing_and_verify():
+    """A note is a comment appended to the log: the game goes on after it with the next seq,
+    and verify re-derives everything around it; a note about a later event is reported."""
+    from warlog.engine.bots import next_order
+    from warlog.engine.game import Game
+    from warlog.engine.scenario import load_scenario
+    from warlog.events.model import make_note
+
+    game = Game.new("n", load_scenario("ancients-river-crossing"), seed=4,
+                    players={"red": "aggressive", "blue": "cautious"})
+    for _ in range(30):
+        game.play(next_order(game.state), by=game.state.players[game.state.to_act])
+    before = game.state.checksum()
+    note = make_note(game.events, 12, "a good start")
+    game = Game([*game.events, note])
+    assert game.state.checksum() == before
+    for _ in range(30):
+        game.play(next_order(game.state), by=game.state.players[game.state.to_act])
+    assert verify(game.events).ok
+    bad = [dict(e) for e in game.events]
+    i = next(i for i, e in enumerate(bad) if e["kind"] == "note")
+    bad[i]["about"] = bad[i]["seq"] + 5
+    report = verify(bad)
+    assert not report.ok and "does not come before it" in report.mismatch.message

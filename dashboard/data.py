@@ -24,7 +24,9 @@ import streamlit as st
 
 from warlog.engine import analysis
 from warlog.engine.fold import FoldError, Timeline
-from warlog.events.replay_file import ReplayError, parse_replay, validate_replay
+from warlog.engine.verify import verify
+from warlog.events.replay_file import ReplayError, encode_replay, parse_replay, validate_replay
+from warlog.events.store import StoreError
 from warlog.events.model import make_note
 from warlog.events.sqlite_store import SQLiteEventStore
 
@@ -134,3 +136,28 @@ def add_note(path: str, game: str, about: int, text: str, author: str | None) ->
         store.append(game, [note], events[-1]["seq"])
     list_games.clear()
     return note
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def replay_bytes(path: str, game: str, count: int) -> bytes:
+    """The exact replay file of a stored game (``count`` keys the cache)."""
+    with SQLiteEventStore(path) as store:
+        return encode_replay(store.read(game))
+
+
+def import_upload(path: str, raw: bytes, name: str) -> str:
+    """Add an uploaded replay file to the database, trusted only if it re-derives: checked as
+    import checks it, then verified (orders and dice in, the same events out). Returns the game
+    id; ReplayError or StoreError with a readable message otherwise, with nothing written."""
+    events = parse_upload(raw, name)
+    report = verify(events)
+    if not report.ok:
+        raise ReplayError(f"{name}: it does not re-derive: event seq {report.mismatch.seq}: "
+                          f"{report.mismatch.message}")
+    game = events[0]["game"]
+    with SQLiteEventStore(path) as store:
+        if store.has_game(game):
+            raise StoreError(f"the database already holds a game {game!r}")
+        store.append(game, events, 0)
+    list_games.clear()
+    return game

@@ -1,0 +1,28 @@
+"""The library's table as plain rows, and its search: one row per stored game."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+def rows(games: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A row per game: id, title, scenario, rule system and period, players, events, result."""
+    out = []
+    for g in games:
+        if g["ended"]:
+            result = f"{g['winner']} won" if g["winner"] else "draw"
+        else:
+            result = "in progress"
+        out.append({"game": g["id"], "title": g["title"] or "", "scenario": g["scenario_id"] or "",
+                    "rules": f"{g['rule_system']} {g['period']}",
+                    "players": " v ".join(f"{side}: {who}" for side, who in g["players"].items()),
+                    "events": g["events"], "result": result, "how": g["reason"] or ""})
+    return out
+
+
+def matching(table: Sequence[dict[str, Any]], query: str) -> list[dict[str, Any]]:
+    """The rows every word of ``query`` appears in (any column, case-insensitive)."""
+    words = query.lower().split()
+    return [r for r in table
+            if all(w in " ".join(str(v) for v in r.values()).lower() for w in words)]

@@ -1,0 +1,63 @@
+"""The library: every game in the database, searchable and sortable; open one in the replay
+page, download its exact replay file, or add a replay file to the database.
+
+The table and the search are plain data (dashboard/library_rows.py); this page only arranges
+widgets. An added file is checked as `warlog import` checks it, then re-derived (verify): a file
+whose events do not follow from its orders and dice is refused, naming the first difference.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import streamlit as st
+
+from warlog.dashboard import data
+from warlog.dashboard.library_rows import matching, rows
+from warlog.events.store import StoreError
+
+st.title("Library")
+path = data.db_path()
+try:
+    data.ensure_database(path)
+    games = data.list_games(path)
+except (StoreError, sqlite3.Error) as exc:
+    st.error(f"Cannot open the database {path}: {exc}")
+    st.stop()
+
+query = st.text_input("Search", key="library_search",
+                      placeholder="scenario, rule system, period, player, result…")
+shown = matching(rows(games), query)
+st.caption(f"{len(shown)} of {len(games)} games in `{path}` · click a column to sort")
+picked = st.dataframe(
+    shown, hide_index=True, key="library_table", on_select="rerun", selection_mode="single-row",
+    column_config={"events": st.column_config.NumberColumn("events", format="%d")})
+
+chosen = None
+if picked is not None and picked.selection.rows:
+    chosen = shown[picked.selection.rows[0]]["game"]
+elif shown:
+    chosen = shown[0]["game"]
+
+if chosen is not None:
+    st.subheader(chosen)
+    open_col, download_col = st.columns(2)
+    if open_col.button("Open in the replay page", key="library_open"):
+        st.session_state["game"] = chosen
+        st.session_state["game_link_read"] = True
+        st.session_state["source"] = "Database"
+        st.switch_page("views/replay.py")
+    info = next(g for g in games if g["id"] == chosen)
+    download_col.download_button(
+        "Download the replay file", data=data.replay_bytes(path, chosen, info["events"]),
+        file_name=f"{chosen}.jsonl", mime="application/jsonl", key="library_download")
+
+st.subheader("Add a replay file")
+upload = st.file_uploader("Replay file (.jsonl)", type=["jsonl"], key="library_upload")
+if upload is not None:
+    try:
+        added = data.import_upload(path, upload.getvalue(), upload.name)
+    except Exception as exc:  # an uploaded file is untrusted input: any failure is a message
+        st.error(f"Cannot add {upload.name}: {exc}")
+    else:
+        st.success(f"Added {added}: it re-derives from its own orders and dice.")

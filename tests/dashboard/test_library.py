@@ -1,0 +1,89 @@
+"""The library page (AppTest): every stored game listed and searchable, its exact replay file
+downloadable, and replay files added only when they re-derive."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from warlog.dashboard.library_rows import matching, rows
+from warlog.engine.bots import play_out
+from warlog.engine.scenario import load_scenario
+from warlog.events.replay_file import encode_replay
+from warlog.events.sqlite_store import SQLiteEventStore
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+
+
+@pytest.fixture
+def library(tmp_path, monkeypatch) -> tuple[AppTest, Path]:
+    db = tmp_path / "lib.db"
+    with SQLiteEventStore(db) as store:
+        for seed, scenario in ((1, "ancients-river-crossing"), (2, "portable-zama")):
+            game = play_out(f"lib-{seed}", load_scenario(scenario), seed=seed)
+            store.append(game.state.game, game.events, 0)
+    monkeypatch.setenv("WARLOG_DB", str(db))
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("views/library.py").run()
+    assert not at.exception
+    return at, db
+
+
+def test_rows_say_what_each_game_is_and_search_matches_every_word():
+    games = [{"id": "a", "title": "Crossing", "scenario_id": "x", "rule_system": "ohw",
+              "period": "ancients", "players": {"red": "Ann"}, "events": 10, "ended": True,
+              "winner": None, "reason": "draw"},
+             {"id": "b", "title": "Zama", "scenario_id": "z", "rule_system": "portable",
+              "period": "ancient_battles", "players": {}, "events": 5, "ended": False,
+              "winner": None, "reason": None}]
+    table = rows(games)
+    assert [r["result"] for r in table] == ["draw", "in progress"]
+    assert [r["game"] for r in matching(table, "PORTABLE zama")] == ["b"]
+    assert [r["game"] for r in matching(table, "ann")] == ["a"]
+    assert matching(table, "") == table
+
+
+def test_the_library_lists_and_searches_the_games(library):
+    at, _ = library
+    assert len(at.dataframe[0].value) == 2
+    at.text_input(key="library_search").input("portable").run()
+    assert list(at.dataframe[0].value["game"]) == ["lib-2"]
+
+
+def test_the_exact_replay_file_is_offered_for_download(library):
+    at, db = library
+    with SQLiteEventStore(db) as store:
+        expected = encode_replay(store.read("lib-1"))
+    assert at.get("download_button")  # the first game is chosen until one is clicked
+    from warlog.dashboard.data import replay_bytes
+    assert replay_bytes(str(db), "lib-1", len(expected.splitlines()) - 2) == expected
+
+
+def test_a_replay_file_is_added_only_if_it_re_derives(library, tmp_path):
+    at, db = library
+    good = play_out("lib-new", load_scenario("frontier-ulundi"), seed=3).events
+    at.file_uploader(key="library_upload").set_value(
+        ("new.jsonl", encode_replay(good), "application/octet-stream")).run()
+    assert not at.exception and at.success and "lib-new" in at.success[0].value
+    with SQLiteEventStore(db) as store:
+        assert store.read("lib-new") == good
+    forged = [dict(e) for e in play_out("lib-forged", load_scenario("ancients-river-crossing"),
+                                        seed=5).events]
+    die = next(i for i, e in enumerate(forged) if e["kind"] == "dice_rolled")
+    forged[die]["faces"] = [7 - forged[die]["faces"][0]]  # an edited die, chain recomputed
+    at.file_uploader(key="library_upload").set_value(
+        ("forged.jsonl", encode_replay(forged), "application/octet-stream")).run()
+    assert not at.exception and at.error and "does not re-derive" in at.error[0].value
+    with SQLiteEventStore(db) as store:
+        assert not store.has_game("lib-forged")
+
+
+def test_a_chosen_game_opens_in_the_replay_page(library):
+    at, _ = library
+    at.text_input(key="library_search").input("zama").run()
+    at.button(key="library_open").click().run()
+    assert not at.exception
+    assert at.selectbox(key="game").value == "lib-2"
+    assert any("portable ancient_battles" in m.value for m in at.markdown)

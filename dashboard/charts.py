@@ -331,3 +331,25 @@ def exhaustion_figure(rows: Sequence[dict[str, Any]], *, current_turn: int | Non
                       plot_bgcolor="white", legend={"orientation": "h", "y": -0.25,
                                                     "font": {"size": 11}})
     return fig
+
+
+def luck_figure(rows: Sequence[dict[str, Any]], *, current_turn: int | None = None) -> go.Figure:
+    """Each side's cumulative luck over the turns (hits dealt minus the hits average dice would
+    have dealt, from analysis.luck_by_turn): above zero the dice favoured it."""
+    fig = go.Figure()
+    for side in SIDES:
+        mine = [r for r in rows if r["side"] == side]
+        fig.add_trace(go.Scatter(
+            x=[r["turn"] for r in mine], y=[r["luck"] for r in mine], mode="lines+markers",
+            line={"color": SIDE_COLOURS[side], "width": 3}, name=f"luck · {side}",
+            meta={"role": "luck", "side": side},
+            hovertemplate="turn %{x}: %{y:+.2f} hits over average<extra></extra>"))
+    fig.add_hline(y=0, line={"color": "#999", "width": 1})
+    if current_turn is not None:
+        fig.add_vline(x=current_turn, line={"color": "#555", "width": 2, "dash": "dot"})
+    last = max((r["turn"] for r in rows), default=0)
+    fig.update_xaxes(dtick=1, range=[-0.2, last + 0.2], showgrid=False, title_text="turn")
+    fig.update_yaxes(gridcolor="#eee", title_text="hits over average dice")
+    fig.update_layout(height=320, margin={"l": 50, "r": 10, "t": 20, "b": 40},
+                      plot_bgcolor="white", legend={"orientation": "h", "y": -0.3})
+    return fig

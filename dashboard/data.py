@@ -107,6 +107,7 @@ def projections(key: str, _events: list[Event]) -> dict[str, Any]:
         "luck": analysis.luck(_events),
         "exhaustion": analysis.exhaustion(_events),
         "notes": analysis.notes_by_step(_events, steps),
+        "luck_turns": analysis.luck_by_turn(_events),
     }
 
 
@@ -161,3 +162,11 @@ def import_upload(path: str, raw: bytes, name: str) -> str:
         store.append(game, events, 0)
     list_games.clear()
     return game
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def luck_chart(key: str, turn: int, _proj: dict[str, Any]):
+    """The luck-over-time figure with ``turn`` marked, built once per (game, turn)."""
+    from warlog.dashboard.charts import luck_figure
+
+    return luck_figure(_proj["luck_turns"], current_turn=turn)

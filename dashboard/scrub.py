@@ -57,3 +57,14 @@ def target(steps: Sequence[StepLike], index: int, move: str) -> int:
     if start < index:
         return start
     return _start(steps, index - 1, key) if index > 0 else 0
+
+
+def step_of_click(steps: Sequence[StepLike], selection) -> int | None:
+    """The first step of the turn a click on a chart picked (the x of its first point, as
+    Streamlit reports a plotly selection), or None when nothing was picked."""
+    points = ((selection or {}).get("selection") or {}).get("points") or []
+    x = points[0].get("x") if points else None
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return None
+    turn = int(round(x))
+    return next((s.index for s in steps if s.turn >= turn), len(steps) - 1)

@@ -179,6 +179,27 @@ def luck(events: Sequence[Event]) -> list[dict[str, Any]]:
              "luck": round(r["hits"] - r["expected_hits"], 2)} for r in rows.values()]
 
 
+def luck_by_turn(events: Sequence[Event]) -> list[dict[str, Any]]:
+    """One row per (turn, side): the side's luck so far (hits its dice dealt minus what average
+    dice would have dealt in the same attacks), so a chart shows who the dice favoured when."""
+    units = _units(events)
+    mode = events[0].get("options", {}).get("halving", "each")
+    per_turn = {t: dict.fromkeys(SIDES, 0.0) for t in range(_last_turn(events) + 1)}
+    for e in events:
+        if e["kind"] == "hits_inflicted":
+            per_turn[e["turn"]][_striking_side(e, units)] += e["hits"] - expected_hits(e, mode)
+        elif e["kind"] == "attack_rolled":
+            bonus = sum(v for _, v in e["modifiers"])
+            odds = sum(f + bonus >= e["needed"] for f in range(1, 7)) / 6
+            per_turn[e["turn"]][units[e["source"]].side] += int(e["hit"]) - odds
+    rows, total = [], dict.fromkeys(SIDES, 0.0)
+    for turn, sides in per_turn.items():
+        for side in SIDES:
+            total[side] += sides[side]
+            rows.append({"turn": turn, "side": side, "luck": round(total[side], 2)})
+    return rows
+
+
 # -- steps -------------------------------------------------------------------------------------
 
 

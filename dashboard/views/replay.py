@@ -15,6 +15,7 @@ and a different game resets it to the opening.
 from __future__ import annotations
 
 import sqlite3
+from functools import partial
 from typing import Any
 
 import streamlit as st
@@ -267,6 +268,13 @@ def _go(index: int) -> None:
     st.session_state["cursor"] = index
 
 
+def _chart_clicked(key: str, steps: list[analysis.Step]) -> None:
+    """A click on a chart's point moves to the first step of that turn."""
+    index = scrub.step_of_click(steps, st.session_state.get(key))
+    if index is not None:
+        st.session_state["cursor"] = index
+
+
 def main() -> None:
     loaded = choose_source()
     if loaded is None:
@@ -300,10 +308,13 @@ def main() -> None:
         note_form(step, events)
     notes_index(steps, proj["notes"])
     attrition, exhaustion = st.columns(2)
+    def clicked(chart: str) -> dict[str, Any]:  # a click on a point goes to that turn
+        return {"key": chart, "on_select": partial(_chart_clicked, chart, steps),
+                "selection_mode": "points", "config": {"displayModeBar": False}}
+
     with attrition:
         st.subheader("Attrition")
-        st.plotly_chart(data.attrition_chart(key, step.turn, proj), key="attrition",
-                        config={"displayModeBar": False})
+        st.plotly_chart(data.attrition_chart(key, step.turn, proj), **clicked("attrition"))
     with exhaustion:
         st.subheader("Exhaustion")
         basis = {r["basis"] for r in proj["exhaustion"]}
@@ -311,11 +322,14 @@ def main() -> None:
                    "Strength lost against a reference line at one third of each army's starting "
                    "strength: this rule system has no exhaustion rule, so the line is a "
                    "yardstick, not a rule.")
-        st.plotly_chart(data.exhaustion_chart(key, step.turn, proj), key="exhaustion",
-                        config={"displayModeBar": False})
+        st.plotly_chart(data.exhaustion_chart(key, step.turn, proj), **clicked("exhaustion"))
     st.subheader("Luck")
-    st.caption("Hits dealt against what average dice would have dealt in the same attacks.")
-    st.dataframe(proj["luck"], hide_index=True, key="luck", column_config={
+    st.caption("Hits dealt against what average dice would have dealt in the same attacks "
+               "(the Portable Wargame: hits scored against each die's odds). Click a point of "
+               "any chart to go to that turn.")
+    curve, table = st.columns([3, 2])
+    curve.plotly_chart(data.luck_chart(key, step.turn, proj), **clicked("luck_chart"))
+    table.dataframe(proj["luck"], hide_index=True, key="luck", column_config={
         "dice": "dice rolled", "mean_face": "mean face", "hits": "hits dealt",
         "expected_hits": "hits expected", "luck": "luck (hits over expected)"})
 

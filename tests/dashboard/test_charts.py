@@ -189,3 +189,12 @@ def test_exhaustion_chart_marks_the_turn_a_portable_army_became_exhausted():
         assert mark.meta["turn"] == turn and mark.meta["basis"] == "rule"
         line = one(fig, "threshold", side=side)
         assert "portable.exhaustion" in line.name and line.line.dash == "solid"
+
+
+def test_luck_chart_draws_each_sides_cumulative_luck(games):
+    events, _ = games["hex"]
+    rows = analysis.luck_by_turn(events)
+    fig = charts.luck_figure(rows, current_turn=2)
+    for side in ("red", "blue"):
+        line = one(fig, "luck", side=side)
+        assert list(line.y) == [r["luck"] for r in rows if r["side"] == side]

@@ -52,3 +52,14 @@ def test_every_move_from_every_step_of_a_real_game_stays_in_the_game():
             if move == "next_phase" and j != i:
                 assert (steps[j].turn, steps[j].side, steps[j].phase) != (
                     steps[i].turn, steps[i].side, steps[i].phase)
+
+
+def test_a_click_on_a_chart_point_goes_to_the_first_step_of_its_turn():
+    from warlog.dashboard.scrub import step_of_click
+
+    assert step_of_click(STEPS, {"selection": {"points": [{"x": 2, "y": 5}]}}) == 5
+    assert step_of_click(STEPS, {"selection": {"points": [{"x": 1.0}]}}) == 1
+    assert step_of_click(STEPS, {"selection": {"points": [{"x": 9}]}}) == 6  # past the end: last
+    assert step_of_click(STEPS, {"selection": {"points": []}}) is None
+    assert step_of_click(STEPS, None) is None
+    assert step_of_click(STEPS, {"selection": {"points": [{"x": "red"}]}}) is None

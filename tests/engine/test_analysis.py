@@ -272,3 +272,15 @@ def test_portable_exhaustion_follows_the_recorded_points_and_the_army_exhausted_
             assert r["exhausted"] == (r["side"] in declared and declared[r["side"]] <= r["turn"])
             if r["exhausted"]:
                 assert r["lost"] >= r["threshold"], name
+
+
+def test_luck_over_time_ends_at_the_luck_of_the_whole_game(games):
+    for name, events in games.items():
+        rows = analysis.luck_by_turn(events)
+        whole = {r["side"]: r["luck"] for r in analysis.luck(events)}
+        last = max(e["turn"] for e in events)
+        assert [(r["turn"], r["side"]) for r in rows] == [
+            (t, s) for t in range(last + 1) for s in ("red", "blue")], name
+        for side in ("red", "blue"):
+            final = [r for r in rows if r["side"] == side][-1]["luck"]
+            assert abs(final - whole[side]) < 0.02, (name, side)

@@ -428,6 +428,24 @@ def games(
 
 
 @app.command()
+def report(
+    ref: Annotated[str, typer.Argument(help="A replay file or a game id in the database.")],
+    out_path: Annotated[Path, typer.Option("--out", help="The HTML file to write.")],
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Write a battle as one self-contained HTML file (no server, no network): the scenario, a
+    board per turn to step through, the narration with its rules, the charts and the notes."""
+    from warlog.events.replay_file import write_bytes_atomic
+    from warlog.report import report_html
+
+    with friendly():
+        events = _events_of(ref, db)
+        page = report_html(events)
+        write_bytes_atomic(out_path, page.encode("utf-8"))
+    out.print(f"wrote {escape(str(out_path))} ({len(page) // 1024} KiB)")
+
+
+@app.command()
 def note(
     game: Annotated[str, typer.Argument(help="Game id in the database.")],
     about: Annotated[int, typer.Argument(help="The seq of the event the note is about (see "

@@ -314,3 +314,14 @@ def test_a_note_is_appended_kept_in_the_replay_and_verified(tmp_path):
     for args, words in ((["0", "x"], "no event 0"), (["40", "  "], "needs some text")):
         result = runner.invoke(app, ["note", game, *args, "--db", str(db)])
         assert result.exit_code == 2 and words in result.output and "Traceback" not in result.output
+
+
+def test_report_writes_one_self_contained_html_file(tmp_path, replay_file):
+    out = tmp_path / "battle.html"
+    assert "wrote" in run("report", str(replay_file), "--out", str(out)).output
+    page = out.read_text("utf-8")
+    assert "<script src" not in page  # plotly's JavaScript is in the file itself
+    assert "Crossing at the Ford" in page and "End of turn 3" in page
+    assert "ohw.shoot.roll" in page and "Exhaustion" in page and "Luck" in page
+    result = runner.invoke(app, ["report", "nope.jsonl", "--out", str(out)])
+    assert result.exit_code == 1 and "Traceback" not in result.output

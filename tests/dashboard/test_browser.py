@@ -146,3 +146,31 @@ def test_invalid_upload_shows_an_error_in_the_browser(server, browser, tmp_path)
     assert "not a warlog replay" in error.inner_text()
     assert page.locator('[data-testid="stException"]').count() == 0
     page.close()
+
+
+def test_the_html_report_works_offline_in_a_real_browser(browser, tmp_path):
+    """`warlog report`: one file, opened from disk with no network: the board steps through the
+    turns, and the page asks for nothing outside itself."""
+    from warlog.engine.bots import play_out
+    from warlog.engine.scenario import load_scenario
+    from warlog.report import report_html
+
+    events = play_out("rep", load_scenario("ancients-river-crossing"), seed=7).events
+    path = tmp_path / "battle.html"
+    path.write_text(report_html(events), encoding="utf-8")
+    page = browser.new_page(viewport={"width": 1300, "height": 1600})
+    requests, errors = [], []
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(path.as_uri())
+    page.wait_for_selector("#board.js-plotly-plot", timeout=30_000)
+    assert page.locator("#turn-label").inner_text() == "Set-up"
+    page.locator("#turn").focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "() => document.getElementById('turn-label').textContent === 'End of turn 1'",
+        timeout=10_000)
+    assert page.locator(".js-plotly-plot").count() >= 4  # the board and three charts
+    assert not errors, errors
+    assert all(url.startswith(("file://", "data:", "blob:", "about:")) for url in requests), requests
+    page.close()

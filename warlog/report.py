@@ -1,0 +1,149 @@
+"""A battle as one self-contained HTML file (`warlog report`): no server, no network.
+
+The page holds the scenario and result, the board at the end of every turn (the reader steps
+through them with a slider or the arrow keys), the narration of each turn with the rules each
+event cites, the attrition, exhaustion and luck charts, and the players' notes. plotly's
+JavaScript is embedded once, so the file opens anywhere, offline.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+import plotly.io as pio
+import plotly.offline
+
+from warlog.dashboard import charts
+from warlog.engine import analysis
+from warlog.engine.fold import Timeline
+from warlog.engine.rules import catalogue
+
+Event = dict[str, Any]
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
+h1 { margin-bottom: 0.2em; } .muted { color: #666; } .result { font-weight: bold; }
+.turn { border-top: 1px solid #ddd; margin-top: 1em; } .turn li { margin: 0.15em 0; }
+.rules { color: #777; font-size: 0.85em; } .note { background: #fff8e1; padding: 0.4em 0.8em; }
+#board-controls { display: flex; gap: 1em; align-items: center; margin: 0.5em 0; }
+"""
+
+BOARD_SCRIPT = """
+const boards = JSON.parse(document.getElementById('boards').textContent);
+const slider = document.getElementById('turn');
+const label = document.getElementById('turn-label');
+function show(i) {
+  const fig = boards[i];
+  Plotly.react('board', fig.data, fig.layout, {displayModeBar: false});
+  label.textContent = fig.title;
+  slider.value = i;
+}
+slider.addEventListener('input', e => show(Number(e.target.value)));
+document.addEventListener('keydown', e => {
+  if (e.target === slider) return;  // the slider steps by itself
+  if (e.key === 'ArrowRight') show(Math.min(Number(slider.value) + 1, boards.length - 1));
+  if (e.key === 'ArrowLeft') show(Math.max(Number(slider.value) - 1, 0));
+});
+show(0);
+"""
+
+
+def _turn_ends(events: list[Event]) -> list[int]:
+    """The index of the last event of every turn (turn 0, the set-up, included)."""
+    ends = []
+    for i, e in enumerate(events):
+        if i + 1 == len(events) or events[i + 1]["turn"] != e["turn"]:
+            ends.append(i)
+    return ends
+
+
+def _boards(events: list[Event], timeline: Timeline) -> list[dict[str, Any]]:
+    out = []
+    for i in _turn_ends(events):
+        state = timeline.state_at(i)
+        fig = json.loads(pio.to_json(charts.board_figure(state), validate=False))
+        title = "Set-up" if state.turn == 0 else f"End of turn {state.turn}"
+        out.append({"data": fig["data"], "layout": fig["layout"], "title": title})
+    return out
+
+
+def _chart(fig) -> str:
+    return fig.to_html(include_plotlyjs=False, full_html=False, config={"displayModeBar": False})
+
+
+def _narration(events: list[Event]) -> str:
+    rules = catalogue()
+    lines = analysis.narrate_all(events)
+    parts, turn = [], None
+    for e, line in zip(events, lines):
+        if e["kind"] in ("state_checksum", "note"):
+            continue
+        if e["turn"] != turn:
+            if turn is not None:
+                parts.append("</ul></section>")
+            turn = e["turn"]
+            title = "Set-up" if turn == 0 else f"Turn {turn}"
+            parts.append(f'<section class="turn"><h3>{title}</h3><ul>')
+        cited = " ".join(
+            f'<span title="{html.escape(rules[r].text)}">{html.escape(r)}</span>'
+            for r in e.get("rules", ()) if r in rules)
+        parts.append(f"<li>{html.escape(line)} <span class=\"rules\">{cited}</span></li>")
+    if turn is not None:
+        parts.append("</ul></section>")
+    return "\n".join(parts)
+
+
+def report_html(events: list[Event]) -> str:
+    """The whole report page for a game's events."""
+    timeline = Timeline(events)
+    final = timeline.final
+    scenario = final.scenario
+    names = scenario.side_names
+    if final.ended:
+        result = (f"{final.winner} ({names.get(final.winner, final.winner)}) won"
+                  if final.winner else "a draw") + f" — {final.end_reason}"
+    else:
+        result = f"in progress: turn {final.turn}"
+    options = ", ".join(f"{k} = {v}" for k, v in final.options.items())
+    steps = analysis.steps(events)
+    notes = [n for group in analysis.notes_by_step(events, steps).values() for n in group]
+    note_html = "".join(
+        f'<p class="note">📝 {html.escape(n["text"])}'
+        + (f" — {html.escape(n['author'])}" if n.get("author") else "")
+        + f' <span class="muted">(event {n["about"]})</span></p>' for n in notes)
+    boards = json.dumps(_boards(events, timeline)).replace("</", "<\\/")
+    attrition = _chart(charts.attrition_figure(analysis.attrition(events)))
+    exhaustion = _chart(charts.exhaustion_figure(analysis.exhaustion(events)))
+    luck = _chart(charts.luck_figure(analysis.luck_by_turn(events)))
+    sides = " vs ".join(f"<b>{html.escape(side)}</b>: {html.escape(name)}" for side, name in names.items())
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>{html.escape(scenario.title)} — warlog report</title>
+<style>{STYLE}</style>
+<script>{plotly.offline.get_plotlyjs()}</script>
+</head><body>
+<h1>{html.escape(scenario.title)}</h1>
+<p class="muted">{html.escape(scenario.description)}</p>
+<p>{sides} · {final.rule_system} {final.period} · {scenario.grid.kind} grid
+{scenario.grid.width}×{scenario.grid.height} · game <code>{html.escape(final.game)}</code></p>
+<p class="result">Result: {html.escape(result)}</p>
+<p class="muted">Options: {html.escape(options)}</p>
+<h2>The board, turn by turn</h2>
+<div id="board-controls"><input type="range" id="turn" min="0" max="{len(_turn_ends(events)) - 1}"
+ value="0" aria-label="turn"><span id="turn-label"></span>
+ <span class="muted">(arrow keys step through the turns)</span></div>
+<div id="board"></div>
+<script type="application/json" id="boards">{boards}</script>
+<script>{BOARD_SCRIPT}</script>
+<h2>Notes</h2>{note_html or '<p class="muted">No notes.</p>'}
+<h2>Attrition</h2>{attrition}
+<h2>Exhaustion</h2>{exhaustion}
+<h2>Luck</h2>{luck}
+<h2>What happened</h2>
+{_narration(events)}
+<p class="muted">Made by warlog from the game's event log; every line cites the rules that
+produced it (hover a rule id for its text).</p>
+</body></html>
+"""

@@ -184,6 +184,66 @@ def _add_highlights(fig: go.Figure, state: GameState, highlight: Sequence[dict],
                 meta={"role": "highlight", "kind": "removed", "unit": h["unit"], "index": i}))
 
 
+# The military map symbols wargamers know, one per kind of unit: (plotly marker, legend name).
+TYPE_SYMBOLS = {
+    "infantry": ("x-thin", "infantry (crossed lines)"),
+    "missile": ("asterisk", "archers, skirmishers (missile foot)"),
+    "cavalry": ("line-ne", "cavalry (a diagonal)"),
+    "artillery": ("circle", "artillery (a dot)"),
+    "machine_guns": ("line-ns", "machine guns"),
+    "armour": ("circle-open", "tanks (an oval)"),
+    "commander": ("star", "commander"),
+}
+_KIND_WORDS = (  # the first group whose word appears in a type's name decides its symbol
+    ("commander", ("Commander",)),
+    ("armour", ("Tanks",)),
+    ("machine_guns", ("Machine",)),
+    ("artillery", ("Artillery", "Howitzers", "Missile Machines", "Anti-tank")),
+    ("cavalry", ("Cavalry", "Knights", "Cuirassiers", "Dragoons", "Cataphracts", "Chariots",
+                 "Elephants")),
+    ("missile", ("Archers", "Skirmishers")),
+)
+
+
+def symbol_kind(unit_type: str) -> str:
+    """Which map symbol a unit type takes (infantry unless its name says otherwise)."""
+    return next((kind for kind, words in _KIND_WORDS if any(w in unit_type for w in words)),
+                "infantry")
+
+
+def _add_fallen(fig: go.Figure, state: GameState, size: float) -> None:
+    """Removed units, faded, where they fell."""
+    fallen = [u for u in state.units.values() if u.removed]
+    if not fallen:
+        return
+    centres = [state.grid.centre(u.cell) for u in fallen]
+    fig.add_trace(go.Scatter(
+        x=[p[0] for p in centres], y=[p[1] for p in centres], mode="markers",
+        marker={"symbol": "circle", "size": size * 0.8, "opacity": 0.25,
+                "color": [SIDE_COLOURS[u.side] for u in fallen]},
+        customdata=[u.id for u in fallen], name="fallen", showlegend=True,
+        hovertemplate="%{customdata} (fallen here)<extra></extra>",
+        meta={"role": "fallen", "units": [u.id for u in fallen]}))
+
+
+def _add_symbols(fig: go.Figure, state: GameState, size: float) -> None:
+    """A type symbol beside each live unit's circle, one legend entry per symbol in play."""
+    by_kind: dict[str, list] = {}
+    for u in state.alive():
+        by_kind.setdefault(symbol_kind(u.type), []).append(u)
+    for kind, (symbol, name) in TYPE_SYMBOLS.items():
+        units = by_kind.get(kind)
+        if not units:
+            continue
+        spots = [state.grid.centre(u.cell) for u in units]
+        fig.add_trace(go.Scatter(
+            x=[x - 0.3 for x, _ in spots], y=[y - 0.3 for _, y in spots], mode="markers",
+            marker={"symbol": symbol, "size": size * 0.38, "color": "#212121",
+                    "line": {"width": 2, "color": "#212121"}},
+            customdata=[u.id for u in units], name=name, hoverinfo="skip",
+            meta={"role": "symbols", "kind": kind, "units": [u.id for u in units]}))
+
+
 def _add_units(fig: go.Figure, state: GameState, size: float) -> None:
     grid = state.grid
     for side in SIDES:
@@ -227,7 +287,9 @@ def board_figure(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
     _add_terrain(fig, state)
     _add_highlights(fig, state, highlight, size)
     _add_status(fig, state, size)
+    _add_fallen(fig, state, size)
     _add_units(fig, state, size)
+    _add_symbols(fig, state, size)
     row0 = [grid.centre((c, 0)) for c in range(grid.width)]
     col0 = [grid.centre((0, r)) for r in range(grid.height)]
     fig.update_layout(

@@ -166,24 +166,27 @@ def options_text(options: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
-BUTTONS = (  # key, label, keyboard shortcut, help
-    ("first", "⏮", "Home", "First step (Home)"),
-    ("prev_turn", "⏪ Turn", "PageUp", "Previous turn (Page Up)"),
-    ("prev_phase", "◀◀ Phase", "Shift+Left", "Previous phase (Shift+Left)"),
-    ("prev_step", "◀ Step", "Left", "Previous step (Left)"),
-    ("next_step", "Step ▶", "Right", "Next step (Right)"),
-    ("next_phase", "Phase ▶▶", "Shift+Right", "Next phase (Shift+Right)"),
-    ("next_turn", "Turn ⏩", "PageDown", "Next turn (Page Down)"),
-    ("last", "⏭", "End", "Last step (End)"),
+BUTTONS = (  # key, label, icon, keyboard shortcut (Streamlit shows it on the button)
+    ("first", "First step", ":material/first_page:", "Home"),
+    ("prev_turn", "Previous turn", ":material/keyboard_double_arrow_left:", "PageUp"),
+    ("prev_phase", "Previous phase", ":material/chevron_left:", "Shift+Left"),
+    ("prev_step", "Previous step", ":material/arrow_back:", "Left"),
+    ("next_step", "Next step", ":material/arrow_forward:", "Right"),
+    ("next_phase", "Next phase", ":material/chevron_right:", "Shift+Right"),
+    ("next_turn", "Next turn", ":material/keyboard_double_arrow_right:", "PageDown"),
+    ("last", "Last step", ":material/last_page:", "End"),
 )
 
 
 def controls(steps: list[analysis.Step], step: analysis.Step) -> None:
+    """Two rows of four: back (first, turn, phase, step), then forward (step, phase, turn,
+    last), wide enough for each label and its keyboard shortcut."""
     n, last_turn = len(steps), max(s.turn for s in steps)
-    for column, (key, label, shortcut, tip) in zip(st.columns(len(BUTTONS)), BUTTONS):
-        going = scrub.target(steps, step.index, key)
-        column.button(label, key=key, on_click=_move, args=(key, steps), help=tip,
-                      shortcut=shortcut, disabled=going == step.index, width="stretch")
+    for row in (BUTTONS[:4], BUTTONS[4:]):
+        for column, (key, label, icon, shortcut) in zip(st.columns(4), row):
+            going = scrub.target(steps, step.index, key)
+            column.button(label, key=key, on_click=_move, args=(key, steps), icon=icon,
+                          shortcut=shortcut, disabled=going == step.index, width="stretch")
     if last_turn > 0:
         st.slider("Turn", 0, last_turn, key="turn", on_change=_on_turn, args=(steps,))
     if n > 1:

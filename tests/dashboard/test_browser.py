@@ -110,7 +110,7 @@ def test_dashboard_steps_in_a_real_browser(server, browser, tmp_path):
     assert _live_units(page) == units
     for _ in range(3):
         before = _step_title(page)
-        page.get_by_role("button", name="Step ▶").click()
+        page.locator(".st-key-next_step button").first.click()
         page.wait_for_function(
             "t => !document.body.innerText.includes(t)", arg=before, timeout=15_000)
     assert _step_title(page).startswith("Step 4 of")

@@ -198,3 +198,31 @@ def test_luck_chart_draws_each_sides_cumulative_luck(games):
     for side in ("red", "blue"):
         line = one(fig, "luck", side=side)
         assert list(line.y) == [r["luck"] for r in rows if r["side"] == side]
+
+
+@pytest.mark.parametrize("unit_type,kind", [
+    ("Infantry", "infantry"), ("Heavy Infantry", "infantry"), ("Cavalry", "cavalry"),
+    ("Knights", "cavalry"), ("Light Cavalry with bows", "cavalry"), ("Archers", "missile"),
+    ("Persian Archers", "missile"), ("Field Artillery", "artillery"), ("Howitzers", "artillery"),
+    ("Anti-tank guns", "artillery"), ("Tanks", "armour"), ("Machine Guns", "machine_guns"),
+    ("Commander", "commander"), ("War Elephants", "cavalry"), ("Legionaries", "infantry"),
+])
+def test_each_unit_type_takes_its_map_symbol(unit_type, kind):
+    assert charts.symbol_kind(unit_type) == kind
+
+
+@pytest.mark.parametrize("kind", ["square", "hex", "brick"])
+def test_units_carry_their_type_symbol_and_the_fallen_stay_faded_where_they_fell(games, kind):
+    events, tl = games[kind]
+    state = tl.state_at(len(events) - 1)
+    fig = charts.board_figure(state)
+    symbols = traces(fig, "symbols")
+    assert sorted(u for t in symbols for u in t.meta["units"]) == sorted(u.id for u in state.alive())
+    for t in symbols:
+        assert all(charts.symbol_kind(state.units[u].type) == t.meta["kind"] for u in t.meta["units"])
+        assert t.showlegend is not False and t.name  # each symbol is in the legend
+    fallen = [u for u in state.units.values() if u.removed]
+    assert fallen  # the end of a bot game: some units fell
+    trace = one(fig, "fallen")
+    assert trace.meta["units"] == [u.id for u in fallen]
+    assert [(x, y) for x, y in zip(trace.x, trace.y)] == [state.grid.centre(u.cell) for u in fallen]

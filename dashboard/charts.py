@@ -415,3 +415,12 @@ def luck_figure(rows: Sequence[dict[str, Any]], *, current_turn: int | None = No
     fig.update_layout(height=320, margin={"l": 50, "r": 10, "t": 20, "b": 40},
                       plot_bgcolor="white", legend={"orientation": "h", "y": -0.3})
     return fig
+
+
+def png(fig: go.Figure, *, width: int = 1100, height: int | None = None) -> bytes:
+    """The figure as a PNG picture (plotly's kaleido, drawing with the system's chromium; no
+    browser is downloaded). About 3 s: build pictures on request, never on every rerun."""
+    import plotly.io as pio
+
+    return pio.to_image(fig, format="png", width=width,
+                        height=height or int(fig.layout.height or 600), scale=1)

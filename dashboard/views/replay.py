@@ -267,6 +267,37 @@ def notes_index(steps: list[analysis.Step], notes: dict[int, list[Event]]) -> No
             st.sidebar.button(label, key=f"note_{note['seq']}", on_click=_go, args=(index,))
 
 
+def _prepare_png(which: str, key: str, step: analysis.Step, state, marks, proj) -> None:
+    figures = {
+        "board": lambda: charts.board_figure(state, highlight=marks),
+        "attrition": lambda: data.attrition_chart(key, step.turn, proj),
+        "exhaustion": lambda: data.exhaustion_chart(key, step.turn, proj),
+        "luck": lambda: data.luck_chart(key, step.turn, proj),
+    }
+    try:
+        picture = charts.png(figures[which]())
+    except Exception as exc:  # no chromium on this machine, most likely: a message, not a crash
+        st.session_state["png_error"] = (f"Cannot draw the picture: {exc}. It needs a Chromium "
+                                         "browser (Debian: apt-get install chromium).")
+        return
+    st.session_state.pop("png_error", None)
+    st.session_state["png"] = (which, key, step.index, picture)
+
+
+def pictures(key: str, step: analysis.Step, state, marks, proj) -> None:
+    """Take a picture away: the board at this step or a chart, as PNG, made on request."""
+    with st.expander("Download a picture (PNG)"):
+        which = st.selectbox("Which", ["board", "attrition", "exhaustion", "luck"], key="png_which")
+        st.button("Make the picture", key="png_make", on_click=_prepare_png,
+                  args=(which, key, step, state, marks, proj))
+        if st.session_state.get("png_error"):
+            st.error(st.session_state["png_error"])
+        made = st.session_state.get("png")
+        if made and made[:3] == (which, key, step.index):
+            st.download_button(f"Download {which}.png", data=made[3], key="png_download",
+                               file_name=f"{which}-step-{step.index + 1}.png", mime="image/png")
+
+
 def _go(index: int) -> None:
     st.session_state["cursor"] = index
 
@@ -305,6 +336,7 @@ def main() -> None:
         marks = analysis.highlights(events[step.first : step.last + 1], state)
         st.plotly_chart(charts.board_figure(state, highlight=marks), key="board",
                         config={"displayModeBar": False})
+        pictures(key, step, state, marks, proj)
     with narrative:
         st.subheader("What happened")
         step_events(tl, events, step, proj["notes"].get(step.index, []))

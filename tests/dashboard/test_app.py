@@ -309,3 +309,17 @@ def test_a_note_written_at_a_step_is_stored_and_shown_there(tmp_path, monkeypatc
     at.button(key=f"note_{note['seq']}").click().run()  # the sidebar's notes jump to it
     assert at.slider(key="step").value == 9
     assert any("Numidians" in i.value for i in at.info)
+
+
+def test_the_board_and_each_chart_download_as_png(app):
+    """kaleido draws the picture with the system's chromium (no browser download)."""
+    at = choose_game(app, SHORT_GAME)
+    at.slider(key="step").set_value(20).run()
+    for which in ("board", "exhaustion"):
+        at.selectbox(key="png_which").set_value(which).run()
+        at.button(key="png_make").click().run()
+        assert not at.exception
+        made = at.session_state["png"]
+        assert made[0] == which and made[2] == 19 and made[3].startswith(b"\x89PNG\r\n\x1a\n")
+        assert len(made[3]) > 10_000
+        assert at.get("download_button")

@@ -226,6 +226,47 @@ def _add_fallen(fig: go.Figure, state: GameState, size: float) -> None:
         meta={"role": "fallen", "units": [u.id for u in fallen]}))
 
 
+def strength_left(state: GameState, u) -> tuple[int, int]:
+    """(what the unit has left, what it started with), in its rule system's measure: hits it
+    may still take, or strength points."""
+    full, lost = get_ruleset(state.rule_system).strength(state, u)
+    if get_ruleset(state.rule_system).measure == "strength":
+        return max(full - u.hits, 0), full
+    return max(full - lost, 0), full
+
+
+def _add_strength(fig: go.Figure, state: GameState) -> None:
+    """A bar under each live unit: grey for what it started with, its side's colour for what
+    is left."""
+    for side in SIDES:
+        units = state.alive(side)
+        if not units:
+            continue
+        xs_full: list[float | None] = []
+        ys_full: list[float | None] = []
+        xs_left: list[float | None] = []
+        ys_left: list[float | None] = []
+        lefts = []
+        for u in units:
+            x, y = state.grid.centre(u.cell)
+            left, full = strength_left(state, u)
+            lefts.append([left, full])
+            x0, y0 = x - 0.3, y + 0.36
+            xs_full += [x0, x0 + 0.6, None]
+            ys_full += [y0, y0, None]
+            xs_left += [x0, x0 + 0.6 * (left / full if full else 0), None]
+            ys_left += [y0, y0, None]
+        fig.add_trace(go.Scatter(x=xs_full, y=ys_full, mode="lines", hoverinfo="skip",
+                                 line={"color": "#bdbdbd", "width": 5}, showlegend=False,
+                                 name=f"{side} strength (full)",
+                                 meta={"role": "strength_full", "side": side}))
+        fig.add_trace(go.Scatter(x=xs_left, y=ys_left, mode="lines", hoverinfo="skip",
+                                 line={"color": SIDE_COLOURS[side], "width": 5}, showlegend=False,
+                                 name=f"{side} strength",
+                                 meta={"role": "strength", "side": side,
+                                       "units": [u.id for u in units], "left": lefts}))
+
+
 def _add_symbols(fig: go.Figure, state: GameState, size: float) -> None:
     """A type symbol beside each live unit's circle, one legend entry per symbol in play."""
     by_kind: dict[str, list] = {}
@@ -289,6 +330,7 @@ def board_figure(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
     _add_status(fig, state, size)
     _add_fallen(fig, state, size)
     _add_units(fig, state, size)
+    _add_strength(fig, state)
     _add_symbols(fig, state, size)
     row0 = [grid.centre((c, 0)) for c in range(grid.width)]
     col0 = [grid.centre((0, r)) for r in range(grid.height)]

@@ -226,3 +226,34 @@ def test_units_carry_their_type_symbol_and_the_fallen_stay_faded_where_they_fell
     trace = one(fig, "fallen")
     assert trace.meta["units"] == [u.id for u in fallen]
     assert [(x, y) for x, y in zip(trace.x, trace.y)] == [state.grid.centre(u.cell) for u in fallen]
+
+
+@pytest.mark.parametrize("kind", ["square", "hex", "brick"])
+def test_a_strength_bar_under_each_unit_shows_what_it_has_left(games, kind):
+    events, tl = games[kind]
+    state = sample_states(events, tl)[1]
+    fig = charts.board_figure(state)
+    limit = state.options["hits_to_remove"]
+    for side in ("red", "blue"):
+        bar = one(fig, "strength", side=side)
+        units = [state.units[u] for u in bar.meta["units"]]
+        assert [u.id for u in units] == [u.id for u in state.alive(side)]
+        assert bar.meta["left"] == [[max(limit - min(u.hits, limit), 0), limit] for u in units]
+        xs = [x for x in bar.x if x is not None]
+        for u, (start, end) in zip(units, zip(xs[0::2], xs[1::2])):
+            left = max(limit - min(u.hits, limit), 0)
+            assert abs((end - start) - 0.6 * left / limit) < 1e-9
+
+
+def test_portable_units_show_strength_points_left():
+    from pathlib import Path
+
+    import orjson
+
+    from warlog.engine.fold import replay
+
+    path = Path(__file__).resolve().parents[1] / "golden" / "portable-hit-table-square.events.jsonl"
+    state = replay([orjson.loads(line) for line in path.read_bytes().splitlines()])
+    hit = state.units["b-b"]  # 4 SP, lost 1
+    assert charts.strength_left(state, hit) == (3, 4)
+    assert charts.unit_number(state, hit) == "3"

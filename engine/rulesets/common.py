@@ -14,14 +14,38 @@ from warlog.events import model
 SIDES = ("red", "blue")
 
 
-def roll_initiative(ctx: Context, rule: str) -> None:
-    """Both sides roll a d6 (red first), again on a tie; the higher goes first this turn."""
+def roll_higher(ctx: Context, purpose: str, rule: str) -> str:
+    """Both sides roll a d6 (red first), again on a tie; returns the side that rolled higher."""
     while True:
-        red = ctx.roll("initiative (red)", rule)
-        blue = ctx.roll("initiative (blue)", rule)
+        red = ctx.roll(f"{purpose} (red)", rule)
+        blue = ctx.roll(f"{purpose} (blue)", rule)
         if red != blue:
-            break
-    ctx.emit(model.InitiativeWon, winner="red" if red > blue else "blue", rules=(rule,))
+            return "red" if red > blue else "blue"
+
+
+def roll_initiative(ctx: Context, rule: str) -> None:
+    """The higher roll goes first this turn."""
+    ctx.emit(model.InitiativeWon, winner=roll_higher(ctx, "initiative", rule), rules=(rule,))
+
+
+def last_turn(ctx: Context, rule: str, removed_more: str) -> None:
+    """After the last turn: the side holding more objectives wins, then the side that removed
+    more enemy units (``removed_more`` words that reason, ``{winner}`` in it); else a draw."""
+    s = ctx.state
+    held = objectives_held(s)
+    removed = {side: sum(1 for u in s.units.values() if u.removed and u.side != side)
+               for side in SIDES}
+    turns = s.scenario.victory.turn_limit
+    if held["red"] != held["blue"]:
+        winner = "red" if held["red"] > held["blue"] else "blue"
+        reason = f"after {turns} turns {winner} holds more objectives"
+    elif removed["red"] != removed["blue"]:
+        winner = "red" if removed["red"] > removed["blue"] else "blue"
+        reason = f"after {turns} turns " + removed_more.format(winner=winner)
+    else:
+        winner, reason = None, f"after {turns} turns: a draw"
+    ctx.emit(model.GameEnded, winner=winner, reason=reason, objectives=held, rules=(rule,),
+             phase=None, side=None)
 
 
 def end_if_wiped_out(ctx: Context, left: dict[str, int], rule: str, what: str = "units") -> None:

@@ -69,21 +69,7 @@ class Frontier:
 
     def end_of_game(self, ctx: Context) -> None:
         """frontier.victory after the last turn: objectives held, then enemy units destroyed."""
-        s = ctx.state
-        held = common.objectives_held(s)
-        destroyed = {side: sum(1 for u in s.units.values() if u.removed and u.side != side)
-                     for side in SIDES}
-        turns = s.scenario.victory.turn_limit
-        if held["red"] != held["blue"]:
-            winner = "red" if held["red"] > held["blue"] else "blue"
-            reason = f"after {turns} turns {winner} holds more objectives"
-        elif destroyed["red"] != destroyed["blue"]:
-            winner = "red" if destroyed["red"] > destroyed["blue"] else "blue"
-            reason = f"after {turns} turns {winner} destroyed more enemy units"
-        else:
-            winner, reason = None, f"after {turns} turns: a draw"
-        ctx.emit(model.GameEnded, winner=winner, reason=reason, objectives=held,
-                 rules=("frontier.victory",), phase=None, side=None)
+        common.last_turn(ctx, "frontier.victory", "{winner} destroyed more enemy units")
 
     def strength(self, state: GameState, unit: Unit) -> tuple[int, int]:
         """Losses are whole units: a destroyed unit's strength is lost."""
@@ -314,6 +300,7 @@ class _Steps:
         self.impassable = ruleset.table["terrain"]["impassable"]
         self.engaged = ruleset._engaged(state, unit)
         self.others = [e for e in state.alive(other_side(unit.side)) if e not in self.engaged]
+        self.occupant = {u.cell: u for u in state.alive()}  # looked up at every step
 
     def step(self, prev: Cell, cell: Cell, points: int, climbed: int, *, last: bool
              ) -> tuple[int, int]:
@@ -327,7 +314,7 @@ class _Steps:
         terrain, before = s.terrain.get(cell, "open"), s.terrain.get(prev, "open")
         if terrain in self.impassable:
             raise IllegalOrder("frontier.move", f"{cell} is {terrain}: impassable")
-        occupant = s.unit_at(cell)
+        occupant = self.occupant.get(cell)
         if occupant is not None and occupant.side != unit.side:
             raise IllegalOrder("grid.cells", f"{cell} is held by enemy {occupant.id}")
         if occupant is not None:

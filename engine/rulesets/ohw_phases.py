@@ -36,12 +36,7 @@ def roll_armies(ctx: Context) -> None:
 
 def roll_off(ctx: Context, rule: str) -> None:
     """Both sides roll a d6, again on a tie; the higher chooses (here: the roles)."""
-    while True:
-        red = ctx.roll("roll-off (red)", rule)
-        blue = ctx.roll("roll-off (blue)", rule)
-        if red != blue:
-            break
-    ctx.emit(model.RollOff, winner="red" if red > blue else "blue", rules=(rule,))
+    ctx.emit(model.RollOff, winner=common.roll_higher(ctx, "roll-off", rule), rules=(rule,))
 
 
 def plan_barrage(ctx: Context) -> None:
@@ -163,18 +158,4 @@ def resolve_removal(ctx: Context) -> None:
 
 def end_of_game(ctx: Context) -> None:
     """ohw.victory after the last turn: objectives held, then enemy units removed."""
-    s = ctx.state
-    held = common.objectives_held(s)
-    removed = {side: sum(1 for u in s.units.values() if u.removed and u.side != side)
-               for side in ("red", "blue")}
-    turns = s.scenario.victory.turn_limit
-    if held["red"] != held["blue"]:
-        winner = "red" if held["red"] > held["blue"] else "blue"
-        reason = f"after {turns} turns {winner} holds more objectives"
-    elif removed["red"] != removed["blue"]:
-        winner = "red" if removed["red"] > removed["blue"] else "blue"
-        reason = f"after {turns} turns objectives are even; {winner} removed more enemy units"
-    else:
-        winner, reason = None, f"after {turns} turns: a draw"
-    ctx.emit(model.GameEnded, winner=winner, reason=reason, objectives=held,
-             rules=("ohw.victory",), phase=None, side=None)
+    common.last_turn(ctx, "ohw.victory", "objectives are even; {winner} removed more enemy units")

@@ -15,7 +15,7 @@ from typing import Any
 import plotly.io as pio
 import plotly.offline
 
-from warlog.dashboard import charts
+from warlog.dashboard import board, charts
 from warlog.engine import analysis
 from warlog.engine.fold import Timeline
 from warlog.engine.rules import catalogue
@@ -63,7 +63,7 @@ def _boards(events: list[Event], timeline: Timeline) -> list[dict[str, Any]]:
     out = []
     for i in _turn_ends(events):
         state = timeline.state_at(i)
-        fig = json.loads(pio.to_json(charts.board_figure(state), validate=False))
+        fig = json.loads(pio.to_json(board.board_figure(state), validate=False))
         title = "Set-up" if state.turn == 0 else f"End of turn {state.turn}"
         out.append({"data": fig["data"], "layout": fig["layout"], "title": title})
     return out

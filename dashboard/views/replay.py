@@ -20,7 +20,7 @@ from typing import Any
 
 import streamlit as st
 
-from warlog.dashboard import charts, data, scrub
+from warlog.dashboard import board, charts, data, scrub
 from warlog.engine import analysis
 from warlog.engine.fold import evolve
 from warlog.engine.rules import catalogue
@@ -269,7 +269,7 @@ def notes_index(steps: list[analysis.Step], notes: dict[int, list[Event]]) -> No
 
 def _prepare_png(which: str, key: str, step: analysis.Step, state, marks, proj) -> None:
     figures = {
-        "board": lambda: charts.board_figure(state, highlight=marks),
+        "board": lambda: board.board_figure(state, highlight=marks),
         "attrition": lambda: data.attrition_chart(key, step.turn, proj),
         "exhaustion": lambda: data.exhaustion_chart(key, step.turn, proj),
         "luck": lambda: data.luck_chart(key, step.turn, proj),
@@ -328,13 +328,13 @@ def main() -> None:
     header(tl, events)
     controls(steps, step)
     state = tl.state_at(step.last)
-    board, narrative = st.columns([3, 2])
-    with board:
+    board_column, narrative = st.columns([3, 2])
+    with board_column:
         st.caption(f"After this step: turn {state.turn} · {state.side or '—'} {state.phase or ''}"
                    f" · circles show {'strength points left' if get_ruleset(state.rule_system).measure == 'strength' else 'hits taken'}, triangles the facing; rings mark period state "
                    "(square, out of ammunition, trench, hull-down, spotted), named in the legend")
         marks = analysis.highlights(events[step.first : step.last + 1], state)
-        st.plotly_chart(charts.board_figure(state, highlight=marks), key="board",
+        st.plotly_chart(board.board_figure(state, highlight=marks), key="board",
                         config={"displayModeBar": False})
         pictures(key, step, state, marks, proj)
     with narrative:

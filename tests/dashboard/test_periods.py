@@ -11,7 +11,6 @@ import orjson
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from warlog.dashboard import charts
 from warlog.engine.bots import play_out
 from warlog.engine import analysis
 from warlog.engine.fold import Timeline, replay
@@ -102,10 +101,10 @@ def test_period_state_is_drawn_on_the_unit(stem, period_db, monkeypatch):
     events = _golden(stem)
     timeline = Timeline(events)
     shown = [(s, timeline.state_at(s.last)) for s in analysis.steps(events)]
-    shown = [(s, st) for s, st in shown if any(status in charts.unit_status(st, u) for u in st.alive())]
+    shown = [(s, st) for s, st in shown if any(status in analysis.unit_status(st, u) for u in st.alive())]
     assert shown, f"no step of {stem} shows {status}"
     step, state = shown[-1]  # the last step that shows it
-    marked = [u.id for u in state.alive() if status in charts.unit_status(state, u)]
+    marked = [u.id for u in state.alive() if status in analysis.unit_status(state, u)]
     assert unit is None or unit in marked
     at = _open(period_db[0], stem, monkeypatch)
     at.slider(key="step").set_value(step.index + 1).run()

@@ -7,14 +7,17 @@ from typing import Any
 
 
 def rows(games: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A row per game: id, title, scenario, rule system and period, players, events, result."""
+    """A row per game: id, title, date played, scenario, rule system and period, players,
+    events, result. The date is YYYY-MM-DD text ("" if unknown): it sorts by time as text and a
+    search for "2026-11" finds that month."""
     out = []
     for g in games:
         if g["ended"]:
             result = f"{g['winner']} won" if g["winner"] else "draw"
         else:
             result = "in progress"
-        out.append({"game": g["id"], "title": g["title"] or "", "scenario": g["scenario_id"] or "",
+        out.append({"game": g["id"], "title": g["title"] or "", "date": g.get("played") or "",
+                    "scenario": g["scenario_id"] or "",
                     "rules": f"{g['rule_system']} {g['period']}",
                     "players": " v ".join(f"{side}: {who}" for side, who in g["players"].items()),
                     "events": g["events"], "result": result, "how": g["reason"] or ""})

@@ -24,14 +24,15 @@ Event = dict[str, Any]
 
 def start(game: str, scenario: Scenario, *, seed: int | None = None,
           players: dict[str, str] | None = None, dice: str = "seeded",
-          opening_dice: Iterable[int] = ()) -> list[Event]:
+          opening_dice: Iterable[int] = (), played: str | None = None) -> list[Event]:
     """The events that open a game: game_started, then the flow up to the first order. Dice
     rolled before any order (rolled armies, a roll-off) come from the seed, or for a game with
-    manual dice from ``opening_dice``."""
+    manual dice from ``opening_dice``. ``played`` (YYYY-MM-DD) is recorded, never read: the
+    caller, not the engine, knows the date."""
     first = model.to_dict(model.GameStarted(
         game=game, seq=1, turn=0, rule_system=scenario.rule_system, period=scenario.period,
         options=dict(scenario.options), scenario=scenario.model_dump(mode="json"), dice=dice,
-        seed=seed, players=dict(players or {}),
+        seed=seed, players=dict(players or {}), played=played,
     ))
     source = SeededDice(seed or 0) if dice == "seeded" else ManualDice(opening_dice)
     return [first, *opening(first, source)]

@@ -8,9 +8,19 @@ the edges: events made by the engine, files coming in (``parse_event``).
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    ValidationError,
+    model_serializer,
+)
 
 SCHEMA_VERSION = 2
 
@@ -148,8 +158,23 @@ class Envelope(_Strict):
     rules: tuple[str, ...] = ()
 
 
+def iso_date(text: str) -> str:
+    """``text`` if it is a calendar date written YYYY-MM-DD; ValueError saying so otherwise."""
+    try:
+        valid = date.fromisoformat(text).isoformat() == text
+    except ValueError:
+        valid = False
+    if not valid:
+        raise ValueError(f"a date is written YYYY-MM-DD, not {text!r}")
+    return text
+
+
 class GameStarted(Envelope):
-    """First event of every game: everything needed to rebuild it from nothing."""
+    """First event of every game: everything needed to rebuild it from nothing.
+
+    ``played`` is the day the game was played, as its recorder said (the engine never reads it:
+    no clock in the rules). Unknown (None) it is left out of the dict, so logs written before it
+    existed keep their bytes, hashes and golden files."""
 
     kind: Literal["game_started"] = "game_started"
     rule_system: str
@@ -159,6 +184,14 @@ class GameStarted(Envelope):
     dice: Literal["seeded", "manual"]
     seed: int | None = None
     players: dict[str, str] = {}
+    played: Annotated[str, AfterValidator(iso_date)] | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_unknown_date(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        if data.get("played") is None:
+            data.pop("played", None)
+        return data
 
 
 class PhaseStarted(Envelope):

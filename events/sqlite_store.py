@@ -322,10 +322,15 @@ class SQLiteEventStore:
         return count
 
     def games(self) -> list[GameInfo]:
-        """Every game, ordered by id, with its event count and outcome (from game_ended)."""
+        """Every game, ordered by id, with its event count and outcome (from game_ended).
+
+        The date played is read from the first event's body (one primary-key row per game), not
+        from a column of ``games``: databases written before it existed need no migration."""
         rows = self.db.query(
             """
             SELECT g.id, g.rule_system, g.period, g.scenario_id, g.title, g.players,
+              (SELECT json_extract(body, '$.played') FROM events e
+                 WHERE e.game = g.id AND e.seq = 1) AS played,
               (SELECT max(seq) FROM events e WHERE e.game = g.id) AS n,
               (SELECT body FROM events e INDEXED BY events_game_ended
                  WHERE e.game = g.id AND e.kind = 'game_ended'
@@ -344,6 +349,7 @@ class SQLiteEventStore:
                     scenario_id=row["scenario_id"],
                     title=row["title"],
                     players=orjson.loads(row["players"]),
+                    played=row["played"],
                     events=row["n"] or 0,
                     ended=ended is not None,
                     winner=ended.get("winner") if ended else None,

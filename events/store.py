@@ -54,7 +54,8 @@ class GameNotFound(StoreError):
 
 @dataclass(frozen=True)
 class GameInfo:
-    """One line of a game list: who played what, how long it is, how it ended (if it did)."""
+    """One line of a game list: who played what and when (``played``, YYYY-MM-DD, if recorded),
+    how long it is, how it ended (if it did)."""
 
     id: str
     rule_system: str
@@ -62,6 +63,7 @@ class GameInfo:
     scenario_id: str | None
     title: str | None
     players: dict[str, str] = field(default_factory=dict)
+    played: str | None = None
     events: int = 0
     ended: bool = False
     winner: str | None = None

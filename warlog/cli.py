@@ -203,20 +203,31 @@ def new(
     opening_dice: Annotated[Optional[str], typer.Option(
         help="Manual dice rolled before the first order (army tables, the trenches roll-off), "
              "e.g. 3,5.")] = None,
+    played: Annotated[Optional[str], typer.Option(
+        "--date", help="The day the game was played, YYYY-MM-DD (default: today).")] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Start recording a game played on a real table (then `warlog order`)."""
+    from datetime import date
+
     from warlog.engine.scenario import load_scenario
+    from warlog.events.model import EventError, iso_date
     from warlog.tabletop import free_game_id, new_game
 
     if dice not in ("manual", "seeded"):
         raise typer.BadParameter("--dice is manual or seeded")
     faces = _faces(opening_dice, "--opening-dice")
+    with friendly():  # before the database is opened: a bad date leaves nothing behind
+        try:
+            # Today is read here, at the edge: the engine never looks at a clock.
+            played = date.today().isoformat() if played is None else iso_date(played)
+        except ValueError as exc:
+            raise EventError(f"--date: {exc}") from None
     with friendly(), _store(db) as store:
         scn = load_scenario(scenario)
         game_id = game or free_game_id(store, scn)
         new_game(store, scn, game_id, players={"red": red, "blue": blue}, dice=dice, seed=seed,
-                 opening_dice=faces)
+                 opening_dice=faces, played=played)
     out.print(f"started {game_id} ({scn.title}); next: warlog orders {game_id}")
 
 
@@ -419,11 +430,12 @@ def games(
     if as_json:
         out.print_json(json.dumps([asdict(g) for g in infos]))
         return
-    table = Table(Column("game", no_wrap=True), "scenario", "players", "events", "result")
+    table = Table(Column("game", no_wrap=True), Column("date", no_wrap=True), "scenario",
+                  "players", "events", "result")
     for g in infos:
         result = (g.winner or "draw") if g.ended else "in progress"
-        table.add_row(g.id, g.scenario_id or "", " v ".join(f"{k}:{v}" for k, v in g.players.items()),
-                      str(g.events), result)
+        table.add_row(g.id, g.played or "", g.scenario_id or "",
+                      " v ".join(f"{k}:{v}" for k, v in g.players.items()), str(g.events), result)
     out.print(table)
 
 

@@ -30,10 +30,10 @@ def free_game_id(store: EventStore, scenario: Scenario) -> str:
 
 def new_game(store: EventStore, scenario: Scenario, game_id: str, *, players: dict[str, str],
              dice: str = "manual", seed: int | None = None,
-             opening_dice: list[int] | None = None) -> list[Event]:
+             opening_dice: list[int] | None = None, played: str | None = None) -> list[Event]:
     """Start a recorded game: its first events go into the store as a new game. A scenario
     that rolls before the first order (rolled armies, a roll-off) takes, with manual dice, the
-    faces the real dice showed in ``opening_dice``."""
+    faces the real dice showed in ``opening_dice``. ``played``: the day, YYYY-MM-DD."""
     for side, name in players.items():
         if name in POLICIES:
             raise StoreError(f"player name {name!r} for {side} is the name of a bot policy; "
@@ -45,7 +45,7 @@ def new_game(store: EventStore, scenario: Scenario, game_id: str, *, players: di
     given = list(opening_dice or [])
     try:
         events = start(game_id, scenario, seed=seed if dice == "seeded" else None,
-                       players=players, dice=dice, opening_dice=given)
+                       players=players, dice=dice, opening_dice=given, played=played)
     except DiceError as exc:
         raise DiceError(f"the game opens with dice rolls (army tables or a roll-off): {exc}; "
                         "give them with --opening-dice") from None

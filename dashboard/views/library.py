@@ -26,7 +26,7 @@ except (StoreError, sqlite3.Error) as exc:
     st.stop()
 
 query = st.text_input("Search", key="library_search",
-                      placeholder="scenario, rule system, period, player, result…")
+                      placeholder="scenario, rule system, period, player, result, date (2026-11)…")
 shown = matching(rows(games), query)
 st.caption(f"{len(shown)} of {len(games)} games in `{path}` · click a column to sort")
 picked = st.dataframe(

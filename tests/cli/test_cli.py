@@ -209,6 +209,43 @@ def test_a_tabletop_game_is_recorded_order_by_order(tmp_path):
     assert "OK" in run("verify", str(out_file)).output
 
 
+def test_new_records_the_date_played_for_the_store_the_library_and_games(tmp_path):
+    from dataclasses import asdict
+    from datetime import date
+
+    from warlog.dashboard.library_rows import matching, rows
+    from warlog.events.sqlite_store import SQLiteEventStore
+
+    db = ["--db", str(tmp_path / "d.db")]
+    run("new", SCENARIO, "--date", "2026-11-02", *db)
+    before = date.today().isoformat()
+    run("new", SCENARIO, *db)  # no --date: today, read by the command, not by the engine
+    after = date.today().isoformat()
+    with SQLiteEventStore(db[1]) as store:
+        infos = store.games()
+        assert store.read(f"{SCENARIO}-1")[0]["played"] == "2026-11-02"
+    assert infos[0].played == "2026-11-02" and infos[1].played in (before, after)
+    table = rows([asdict(g) for g in infos])
+    assert list(table[0])[:3] == ["game", "title", "date"] and table[0]["date"] == "2026-11-02"
+    assert [r["game"] for r in matching(table, "2026-11-02")] == [f"{SCENARIO}-1"]
+    assert json.loads(run("games", "--json", *db).output)[0]["played"] == "2026-11-02"
+    listing = run("games", *db).output
+    assert "2026-11-02" in listing and infos[1].played in listing
+    assert "OK" in run("verify", f"{SCENARIO}-1", *db).output  # the date is no fact of battle
+
+
+@pytest.mark.parametrize("bad", ["2026-13-45", "2.11.2026", "20261102"])
+def test_a_malformed_date_is_one_line_naming_the_option_and_writes_nothing(tmp_path, bad):
+    db = ["--db", str(tmp_path / "d.db")]
+    run("new", SCENARIO, "--date", "2026-11-02", *db)
+    before = run("games", "--json", *db).output
+    result = runner.invoke(app, ["new", SCENARIO, "--date", bad, *db])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.output.strip().splitlines() == [
+        f"error: --date: a date is written YYYY-MM-DD, not '{bad}'"]
+    assert run("games", "--json", *db).output == before  # still only the first game
+
+
 def test_verify_a_stored_game_and_catch_an_edit_made_behind_warlogs_back(tmp_path, replay_file):
     import sqlite3
 

@@ -13,6 +13,7 @@ from warlog.engine.bots import play_out
 from warlog.engine.scenario import load_scenario
 from warlog.events.replay_file import encode_replay
 from warlog.events.sqlite_store import SQLiteEventStore
+from warlog.tabletop import new_game
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
@@ -33,14 +34,21 @@ def library(tmp_path, monkeypatch) -> tuple[AppTest, Path]:
 
 def test_rows_say_what_each_game_is_and_search_matches_every_word():
     games = [{"id": "a", "title": "Crossing", "scenario_id": "x", "rule_system": "ohw",
-              "period": "ancients", "players": {"red": "Ann"}, "events": 10, "ended": True,
-              "winner": None, "reason": "draw"},
+              "period": "ancients", "players": {"red": "Ann"}, "played": "2026-11-02",
+              "events": 10, "ended": True, "winner": None, "reason": "draw"},
              {"id": "b", "title": "Zama", "scenario_id": "z", "rule_system": "portable",
-              "period": "ancient_battles", "players": {}, "events": 5, "ended": False,
-              "winner": None, "reason": None}]
+              "period": "ancient_battles", "players": {}, "played": None, "events": 5,
+              "ended": False, "winner": None, "reason": None},
+             {"id": "c", "title": "Zama", "scenario_id": "z", "rule_system": "portable",
+              "period": "ancient_battles", "players": {}, "played": "2025-12-31", "events": 7,
+              "ended": False, "winner": None, "reason": None}]
     table = rows(games)
-    assert [r["result"] for r in table] == ["draw", "in progress"]
-    assert [r["game"] for r in matching(table, "PORTABLE zama")] == ["b"]
+    assert [r["result"] for r in table] == ["draw", "in progress", "in progress"]
+    assert list(table[0])[:3] == ["game", "title", "date"]
+    assert [r["date"] for r in table] == ["2026-11-02", "", "2025-12-31"]
+    assert [r["game"] for r in sorted(table, key=lambda r: r["date"])] == ["b", "c", "a"]
+    assert [r["game"] for r in matching(table, "2026-11")] == ["a"]  # a month
+    assert [r["game"] for r in matching(table, "PORTABLE zama")] == ["b", "c"]
     assert [r["game"] for r in matching(table, "ann")] == ["a"]
     assert matching(table, "") == table
 
@@ -50,6 +58,24 @@ def test_the_library_lists_and_searches_the_games(library):
     assert len(at.dataframe[0].value) == 2
     at.text_input(key="library_search").input("portable").run()
     assert list(at.dataframe[0].value["game"]) == ["lib-2"]
+
+
+def test_the_library_shows_the_date_each_game_was_played(tmp_path, monkeypatch):
+    db = tmp_path / "dated.db"
+    with SQLiteEventStore(db) as store:
+        new_game(store, load_scenario("ancients-river-crossing"), "table-1",
+                 players={"red": "Ann", "blue": "Bo"}, played="2026-11-02")
+        bots = play_out("bots-1", load_scenario("portable-zama"), seed=1)  # no date
+        store.append("bots-1", bots.events, 0)
+    monkeypatch.setenv("WARLOG_DB", str(db))
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("views/library.py").run()
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert list(table.columns)[:3] == ["game", "title", "date"]
+    assert dict(zip(table["game"], table["date"])) == {"bots-1": "", "table-1": "2026-11-02"}
+    at.text_input(key="library_search").input("2026-11").run()
+    assert list(at.dataframe[0].value["game"]) == ["table-1"]
 
 
 def test_the_exact_replay_file_is_offered_for_download(library):

@@ -278,6 +278,29 @@ def test_import_fills_defaults_of_a_hand_written_replay(build, store, tmp_path):
     )]
 
 
+def test_the_date_played_travels_in_the_file_and_a_malformed_one_is_refused(
+    build, store, db_path, tmp_path
+):
+    """``played`` is optional: kept through file, import and export when given, absent (not
+    null) when unknown, and a malformed one names the field and writes nothing."""
+    assert "played" not in build.started("g1")
+    dated = [build.started("d", played="2026-11-02"), *build.make_game("d", 4)[1:]]
+    path = tmp_path / "d.jsonl"
+    write_replay(path, dated)
+    assert import_replay(store, path) == "d"
+    assert store.read("d") == dated and store.read("d")[0]["played"] == "2026-11-02"
+    assert encode_replay(store.read("d")) == path.read_bytes()
+    assert [g.played for g in store.games()] == ["2026-11-02"]
+    before = build.dump(db_path)
+    bad = tmp_path / "bad.jsonl"
+    write_replay(bad, [{**dated[0], "game": "e", "played": "2026-13-45"},
+                       *[{**e, "game": "e"} for e in dated[1:]]])
+    with pytest.raises(ReplayError, match=r"line 2: event seq 1 \(game_started\): field "
+                                          r"'played': .*YYYY-MM-DD, not '2026-13-45'"):
+        import_replay(store, bad)
+    assert build.dump(db_path) == before
+
+
 def test_write_is_atomic_and_leaves_no_temp_files(tmp_path, game):
     path = tmp_path / "g.jsonl"
     write_replay(path, game)

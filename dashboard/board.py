@@ -15,6 +15,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from warlog.engine.analysis import unit_status
+from warlog.engine.reach import UnitReach
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.state import SIDES, GameState
 
@@ -312,12 +313,77 @@ def _add_units(fig: go.Figure, state: GameState, size: float) -> None:
             showlegend=False, meta={"role": "facing", "side": side}))
 
 
+REACH_COLOURS = {"zone": "rgba(255, 193, 7, 0.35)", "move": "#2e7d32", "target": "#d50000",
+                 "selected": "#ffab00"}
+
+
+def _add_reach(fig: go.Figure, state: GameState, reach: UnitReach, size: float) -> None:
+    """The selected unit: a ring around it, its fire zone shaded, a dot on every cell a legal
+    move ends on, a ring on every enemy it may attack and a cross on every cell it may bombard."""
+    grid, unit = state.grid, state.units[reach.unit]
+    if reach.zone_cells:
+        xs, ys = _polygons(grid, reach.zone_cells)
+        fig.add_trace(go.Scatter(
+            x=xs, y=ys, mode="lines", fill="toself", fillcolor=REACH_COLOURS["zone"],
+            line={"color": "rgba(255, 143, 0, 0.8)", "width": 1}, hoverinfo="skip",
+            name=f"{reach.unit}: {reach.zone.what}",
+            meta={"role": "reach_zone", "unit": reach.unit, "cells": list(reach.zone_cells)}))
+    marks = (("moves", reach.moves, "circle", REACH_COLOURS["move"], 0.3, "may move here"),
+             ("aimed", reach.aimed_cells, "x-thin-open", REACH_COLOURS["target"], 0.6,
+              "may fire at this cell"))
+    for role, cells, symbol, colour, scale, words in marks:
+        if not cells:
+            continue
+        centres = [grid.centre(c) for c in cells]
+        fig.add_trace(go.Scatter(
+            x=[p[0] for p in centres], y=[p[1] for p in centres], mode="markers",
+            marker={"symbol": symbol, "size": size * scale, "color": colour,
+                    "line": {"width": 3, "color": colour}},
+            name=f"{reach.unit} {words}", hovertemplate=f"{reach.unit} {words}<extra></extra>",
+            meta={"role": f"reach_{role}", "unit": reach.unit, "cells": list(cells)}))
+    rings = (("selected", [unit], 1.6, "selected"),
+             ("target", [state.units[t] for t in reach.targets], 1.5, f"{reach.unit} may attack"))
+    for kind, chosen, scale, name in rings:
+        if not chosen:
+            continue
+        colour = REACH_COLOURS[kind]
+        centres = [grid.centre(u.cell) for u in chosen]
+        fig.add_trace(go.Scatter(
+            x=[p[0] for p in centres], y=[p[1] for p in centres], mode="markers",
+            marker={"symbol": "circle-open", "size": size * scale, "color": colour,
+                    "line": {"width": 4, "color": colour}},
+            name=name, hoverinfo="skip", customdata=[u.id for u in chosen],
+            meta={"role": f"reach_{kind}", "unit": reach.unit, "units": [u.id for u in chosen]}))
+
+
+def clicked_unit(state: GameState, selection: Any) -> str | None:
+    """The unit a click on the board picked, or None for a click on no unit. Streamlit reports
+    a plotly selection as points with their x, y and customdata: a unit's own marks carry its
+    id; a click that lands on the cell under it (the cells' hover points sit at the same
+    centres) is matched by position to the live unit there."""
+    points = ((selection or {}).get("selection") or {}).get("points") or []
+    centres = {state.grid.centre(u.cell): u.id for u in state.alive()}
+    for point in points:
+        uid = point.get("customdata")
+        if isinstance(uid, list) and uid:
+            uid = uid[0]
+        if isinstance(uid, str) and uid in state.units:
+            return uid
+        x, y = point.get("x"), point.get("y")
+        if isinstance(x, (int, float)) and isinstance(y, (int, float)):
+            near = [c for c in centres if abs(c[0] - x) < 1e-6 and abs(c[1] - y) < 1e-6]
+            if near:
+                return centres[near[0]]
+    return None
+
+
 def board_figure(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
-                 width_px: int = BOARD_PX) -> go.Figure:
+                 selected: UnitReach | None = None, width_px: int = BOARD_PX) -> go.Figure:
     """The board at ``state``: terrain, objectives, live units (circle with their hit count, a
     triangle pointing where they face) and the ``highlight`` marks of the current step (see
-    analysis.highlights). Row 0 is at the top, as on the table. Markers are sized in pixels, so
-    the figure's height follows the board's shape for a plot about ``width_px`` wide."""
+    analysis.highlights), and the reach of the ``selected`` unit. Row 0 is at the top, as on
+    the table. Markers are sized in pixels, so the figure's height follows the board's shape
+    for a plot about ``width_px`` wide."""
     grid = state.grid
     w, h = _extent(grid)
     cell_px = width_px / w
@@ -325,12 +391,18 @@ def board_figure(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
     size = max(10.0, cell_px * 0.6)
     fig = go.Figure()
     _add_terrain(fig, state)
+    if selected is not None:
+        _add_reach(fig, state, selected, size)
     _add_highlights(fig, state, highlight, size)
     _add_status(fig, state, size)
     _add_fallen(fig, state, size)
     _add_units(fig, state, size)
     _add_strength(fig, state)
     _add_symbols(fig, state, size)
+    for trace in fig.data:  # a click selects a unit: plotly must not fade the rest of the board
+        opacity = trace.marker.opacity if trace.marker.opacity is not None else 1
+        trace.update(selected={"marker": {"opacity": opacity}},
+                     unselected={"marker": {"opacity": opacity}})
     row0 = [grid.centre((c, 0)) for c in range(grid.width)]
     col0 = [grid.centre((0, r)) for r in range(grid.height)]
     fig.update_layout(

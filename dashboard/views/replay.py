@@ -21,7 +21,7 @@ from typing import Any
 import streamlit as st
 
 from warlog.dashboard import board, charts, data, scrub
-from warlog.engine import analysis
+from warlog.engine import analysis, reach
 from warlog.engine.fold import evolve
 from warlog.engine.rules import catalogue
 from warlog.engine.rulesets import get_ruleset
@@ -267,9 +267,9 @@ def notes_index(steps: list[analysis.Step], notes: dict[int, list[Event]]) -> No
             st.sidebar.button(label, key=f"note_{note['seq']}", on_click=_go, args=(index,))
 
 
-def _prepare_png(which: str, key: str, step: analysis.Step, state, marks, proj) -> None:
+def _prepare_png(which: str, key: str, step: analysis.Step, state, marks, proj, selected) -> None:
     figures = {
-        "board": lambda: board.board_figure(state, highlight=marks),
+        "board": lambda: board.board_figure(state, highlight=marks, selected=selected),
         "attrition": lambda: data.attrition_chart(key, step.turn, proj),
         "exhaustion": lambda: data.exhaustion_chart(key, step.turn, proj),
         "luck": lambda: data.luck_chart(key, step.turn, proj),
@@ -284,12 +284,12 @@ def _prepare_png(which: str, key: str, step: analysis.Step, state, marks, proj) 
     st.session_state["png"] = (which, key, step.index, picture)
 
 
-def pictures(key: str, step: analysis.Step, state, marks, proj) -> None:
+def pictures(key: str, step: analysis.Step, state, marks, proj, selected) -> None:
     """Take a picture away: the board at this step or a chart, as PNG, made on request."""
     with st.expander("Download a picture (PNG)"):
         which = st.selectbox("Which", ["board", "attrition", "exhaustion", "luck"], key="png_which")
         st.button("Make the picture", key="png_make", on_click=_prepare_png,
-                  args=(which, key, step, state, marks, proj))
+                  args=(which, key, step, state, marks, proj, selected))
         if st.session_state.get("png_error"):
             st.error(st.session_state["png_error"])
         made = st.session_state.get("png")
@@ -300,6 +300,28 @@ def pictures(key: str, step: analysis.Step, state, marks, proj) -> None:
 
 def _go(index: int) -> None:
     st.session_state["cursor"] = index
+
+
+NO_UNIT = "—"
+
+
+def _board_clicked(state) -> None:
+    """A click on a unit of the board selects it; a click anywhere else clears the selection."""
+    st.session_state["selected_unit"] = board.clicked_unit(state, st.session_state.get("board")) or NO_UNIT
+
+
+def unit_picker(state) -> reach.UnitReach | None:
+    """The selected unit (picked here or by clicking it on the board) and its reach now."""
+    ids = [NO_UNIT] + sorted(state.units, key=lambda u: (state.units[u].side, u))
+    if st.session_state.get("selected_unit") not in ids:
+        st.session_state["selected_unit"] = NO_UNIT
+    chosen = st.selectbox(
+        "Selected unit", ids, key="selected_unit",
+        format_func=lambda u: u if u == NO_UNIT else
+        f"{u} ({state.units[u].type}{', fallen' if state.units[u].removed else ''})",
+        help="Click a unit on the board, or pick it here: its fire arc and range, and its "
+             "legal moves and targets at this step, are drawn on the board.")
+    return None if chosen == NO_UNIT else reach.unit_reach(state, chosen)
 
 
 def _chart_clicked(key: str, steps: list[analysis.Step]) -> None:
@@ -334,9 +356,13 @@ def main() -> None:
                    f" · circles show {'strength points left' if get_ruleset(state.rule_system).measure == 'strength' else 'hits taken'}, triangles the facing; rings mark period state "
                    "(square, out of ammunition, trench, hull-down, spotted), named in the legend")
         marks = analysis.highlights(events[step.first : step.last + 1], state)
-        st.plotly_chart(board.board_figure(state, highlight=marks), key="board",
+        selected = unit_picker(state)
+        st.plotly_chart(board.board_figure(state, highlight=marks, selected=selected), key="board",
+                        on_select=partial(_board_clicked, state), selection_mode="points",
                         config={"displayModeBar": False})
-        pictures(key, step, state, marks, proj)
+        if selected is not None:
+            st.markdown(reach.describe(state, selected))
+        pictures(key, step, state, marks, proj, selected)
     with narrative:
         st.subheader("What happened")
         step_events(tl, events, step, proj["notes"].get(step.index, []))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from warlog.engine.flow import Context
+from warlog.engine.reach import FireZone
 from warlog.engine.state import GameState, Unit
 from warlog.events.model import Order
 
@@ -60,3 +61,7 @@ class Ruleset(Protocol):
     def exhaustion_point(self, state: GameState, side: str, start: int) -> tuple[float, str | None]:
         """The strength a side may lose before it is exhausted, and the rule that says so; a
         system without an exhaustion rule gives a reference (one third of ``start``) and None."""
+
+    def fire_zone(self, state: GameState, unit: Unit) -> FireZone | None:
+        """How far and in which arc ``unit`` shoots or strikes from where it stands (None: only
+        by moving into contact); the dashboard draws it when the unit is selected."""

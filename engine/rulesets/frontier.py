@@ -13,6 +13,7 @@ from typing import Any
 
 from warlog.engine.flow import Context
 from warlog.engine.geometry import Cell
+from warlog.engine.reach import FireZone
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import common
 from warlog.engine.rulesets import frontier_fire as fire
@@ -127,6 +128,14 @@ class Frontier:
                    for e in state.alive(other_side(unit.side))):
             raise IllegalOrder("frontier.artillery", f"{unit.id} has no enemy in range: a battery "
                                                      "fires only when one is")
+
+    def fire_zone(self, state: GameState, unit: Unit) -> FireZone | None:
+        row = self.row(state, unit)
+        if row["class"] == "artillery":
+            return FireZone(near=1, far=row["range"], arc=state.options["arc_degrees"],
+                            what="artillery reach", rules=("frontier.artillery", "grid.arc"))
+        return FireZone(near=1, far=1, arc=None, what="the cell it faces (combat)",
+                        rules=("frontier.combat",), ahead_only=True)
 
     def _attackers(self, state: GameState, order: FightOrder) -> list[Unit]:
         target = state.units.get(order.target)

@@ -13,6 +13,7 @@ from itertools import combinations
 from typing import Any
 
 from warlog.engine.flow import Context
+from warlog.engine.reach import FireZone
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import ohw_combat, ohw_phases
 from warlog.engine.rulesets.ohw_move import Mover, Reach, follow, routes, turn_angle, walk
@@ -503,6 +504,16 @@ class OneHourWargames:
     def exhaustion_point(self, state: GameState, side: str, start: int) -> tuple[float, str | None]:
         """One Hour Wargames has no exhaustion rule: a reference line at one third."""
         return start / 3, None
+
+    def fire_zone(self, state: GameState, unit: Unit) -> FireZone | None:
+        period, p, reach = self.period(state), state.period, self.row(state, unit)["shoot_range"]
+        if reach <= 0:
+            return None
+        arc = state.options["arc_degrees"] if self._arc_applies(state, unit) else None
+        near = 2 if "melee" in period["phases"] else 1  # grid.shooting: adjacent units fight
+        return FireZone(near=near, far=reach, arc=arc, what="shooting range",
+                        rules=(f"ohw.{p}.shooting", "grid.shooting")
+                        + (("ohw.shoot.arc", "grid.arc") if arc else ()))
 
     def melee_target(self, state: GameState, unit: Unit) -> tuple[Unit | None, bool]:
         return ohw_phases.melee_target(

@@ -15,6 +15,7 @@ from typing import Any
 
 from warlog.engine.flow import Context
 from warlog.engine.geometry import Cell
+from warlog.engine.reach import FireZone
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import common
 from warlog.engine.rulesets import portable_combat as combat
@@ -176,6 +177,16 @@ class PortableWargame:
         if not state.grid.in_arc(unit.cell, unit.facing, target.cell, arc):
             raise IllegalOrder("grid.arc", f"{target.id} is outside the {arc}-degree arc of "
                                            f"{unit.id} (facing {unit.facing})")
+
+    def fire_zone(self, state: GameState, unit: Unit) -> FireZone | None:
+        row = self.row(state, unit)
+        reach, what, rules = row["range"], "missile range", ("portable.units", "grid.arc")
+        if row.get("pila") and reach < 2 and state.options.get("pila") and not unit.pila_used:
+            reach, what, rules = 2, "pila (once per battle)", ("portable.pila", "grid.arc")
+        if reach < 2:
+            return None
+        return FireZone(near=2, far=reach, arc=state.options["arc_degrees"], what=what,
+                        rules=rules)
 
     def _check_melee(self, state: GameState, unit: Unit, order: MeleeOrder) -> None:
         self._may_attack(state, unit)

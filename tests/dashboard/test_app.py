@@ -323,3 +323,36 @@ def test_the_board_and_each_chart_download_as_png(app):
         assert made[0] == which and made[2] == 19 and made[3].startswith(b"\x89PNG\r\n\x1a\n")
         assert len(made[3]) > 10_000
         assert at.get("download_button")
+
+
+def _board_roles(at: AppTest) -> dict[str, dict]:
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        roles = {(t.get("meta") or {}).get("role"): t for t in spec["data"]}
+        if "units" in roles:
+            return roles
+    raise AssertionError("no board on the page")
+
+
+def test_selecting_a_unit_draws_its_reach_and_explains_it(app):
+    at = choose_game(app, SHORT_GAME)
+    assert "reach_selected" not in _board_roles(at)
+    unit = next(u for u in at.selectbox(key="selected_unit").options if u.startswith("r-"))
+    uid = unit.split(" ")[0]
+    at.selectbox(key="selected_unit").set_value(uid).run()
+    assert not at.exception
+    seen = set()
+    for _ in range(40):  # the selection stays as the game goes on; its reach follows the step
+        roles = _board_roles(at)
+        assert roles["reach_selected"]["customdata"] == [uid]
+        text = next(m.value for m in at.markdown if m.value.startswith(f"**{uid}**"))
+        if "may move to" in text:
+            seen.add("moves")
+            assert roles["reach_moves"]["meta"]["cells"]
+        if "blue is to act" in text:
+            seen.add("waiting")
+            assert "reach_moves" not in roles
+        if seen == {"moves", "waiting"}:
+            break
+        at.button(key="next_step").click().run()
+    assert seen == {"moves", "waiting"}

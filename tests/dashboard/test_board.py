@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from figure_traces import one, sample_states, traces
+from figure_traces import games, one, sample_states, traces  # noqa: F401 (games: a fixture)
 from warlog.dashboard import board
 from warlog.engine import analysis
 from warlog.engine.fold import Timeline
@@ -160,3 +160,48 @@ def test_portable_units_show_strength_points_left():
     hit = state.units["b-b"]  # 4 SP, lost 1
     assert board.strength_left(state, hit) == (3, 4)
     assert board.unit_number(state, hit) == "3"
+
+
+def test_a_selected_unit_shows_its_zone_moves_and_targets(games):
+    from warlog.engine.reach import unit_reach
+
+    events, tl = games["hex"]
+    state = next(tl.state_at(s.last) for s in analysis.steps(events)
+                 if tl.state_at(s.last).phase == "movement")
+    mover = next(u for u in state.alive(state.to_act) if unit_reach(state, u.id).moves)
+    reach = unit_reach(state, mover.id)
+    fig = board.board_figure(state, selected=reach)
+    dots = one(fig, "reach_moves")
+    centres = {state.grid.centre(c) for c in reach.moves}
+    assert set(zip(dots.x, dots.y)) == centres and dots.meta["cells"] == list(reach.moves)
+    ring = one(fig, "reach_selected")
+    assert (ring.x[0], ring.y[0]) == state.grid.centre(mover.cell)
+    assert not traces(board.board_figure(state), "reach_selected")  # nothing selected: no ring
+
+
+def test_a_click_on_the_board_picks_the_unit_under_it(games):
+    events, tl = games["square"]
+    state = tl.state_at(0)
+    uid = next(iter(state.units))
+    pick = {"selection": {"points": [{"x": 1.5, "y": 2.5, "customdata": uid}]}}
+    assert board.clicked_unit(state, pick) == uid
+    assert board.clicked_unit(state, {"selection": {"points": [{"x": -5, "y": -5}]}}) is None
+    assert board.clicked_unit(state, {"selection": {"points": [{"customdata": "nobody"}]}}) is None
+    assert board.clicked_unit(state, None) is None
+
+
+def test_a_click_on_the_cell_under_a_unit_picks_that_unit(games):
+    events, tl = games["brick"]
+    state = tl.state_at(0)
+    u = state.alive()[0]
+    x, y = state.grid.centre(u.cell)
+    assert board.clicked_unit(state, {"selection": {"points": [{"x": x, "y": y}]}}) == u.id
+    assert board.clicked_unit(state, {"selection": {"points": [{"x": x + 0.5, "y": y}]}}) is None
+
+
+def test_a_click_does_not_fade_the_board(games):
+    events, tl = games["hex"]
+    fig = board.board_figure(tl.state_at(0))
+    for t in fig.data:
+        own = t.marker.opacity if t.marker.opacity is not None else 1
+        assert t.unselected.marker.opacity == own == t.selected.marker.opacity, t.name

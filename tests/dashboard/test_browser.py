@@ -133,6 +133,58 @@ def test_dashboard_steps_in_a_real_browser(server, browser, tmp_path):
     page.close()
 
 
+def _point_on_page(page, plot: int, role: str, index: int = 0) -> tuple[float, float]:
+    """Where on the page plotly drew point ``index`` of the trace with ``meta.role`` ``role``
+    in the ``plot``-th figure of the page."""
+    return tuple(page.evaluate("""([plot, role, index]) => {
+        const el = document.querySelectorAll('.js-plotly-plot')[plot];
+        const t = el._fullData.find(t => t.meta && t.meta.role === role);
+        const xa = el._fullLayout[t.xaxis.replace('x', 'xaxis')];
+        const ya = el._fullLayout[t.yaxis.replace('y', 'yaxis')];
+        const box = el.getBoundingClientRect();
+        return [box.left + xa._offset + xa.l2p(t.x[index]),
+                box.top + ya._offset + ya.l2p(t.y[index])];
+    }""", [plot, role, index]))
+
+
+def test_clicks_on_the_board_and_the_charts_and_a_copied_link(server, browser):
+    """A click on a unit selects it (its ring and reach drawn); a click on a chart's point goes
+    to that turn; the page's address opened in a new tab finds the same step."""
+    url, _ = server
+    page = browser.new_page(viewport={"width": 1500, "height": 2300})
+    page.goto(url)
+    page.wait_for_selector(".js-plotly-plot", timeout=30_000)
+    x, y = _point_on_page(page, 0, "units")
+    page.mouse.click(x, y)
+    page.wait_for_function("""() => document.querySelector('.js-plotly-plot')._fullData
+        .some(t => t.meta && t.meta.role === 'reach_selected')""", timeout=30_000)
+    assert page.get_by_text("facing", exact=False).count() > 0
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 4",
+                           timeout=30_000)
+    page.locator(".js-plotly-plot").nth(1).scroll_into_view_if_needed()
+    last = page.evaluate("""() => {
+        const el = document.querySelectorAll('.js-plotly-plot')[1];
+        const t = el._fullData.find(t => t.meta && t.meta.role === 'hits');
+        return t._length - 1;
+    }""")
+    x, y = _point_on_page(page, 1, "hits", last)  # the attrition chart's last turn
+    before = _step_title(page)
+    page.mouse.click(x, y)
+    page.wait_for_function("t => !document.body.innerText.includes(t)", arg=before,
+                           timeout=30_000)
+    page.wait_for_function("() => /step=\\d+/.test(location.search)", timeout=15_000)
+    moved = _step_title(page)
+    assert not moved.startswith("Step 1 of")
+    copy = browser.new_page(viewport={"width": 1500, "height": 1400})
+    copy.goto(page.url)
+    copy.wait_for_selector(".js-plotly-plot", timeout=30_000)
+    copy.wait_for_function("t => document.body.innerText.includes(t)",
+                           arg=moved.split(" — ")[0], timeout=30_000)
+    assert copy.locator('[data-testid="stException"]').count() == 0
+    copy.close()
+    page.close()
+
+
 def test_invalid_upload_shows_an_error_in_the_browser(server, browser, tmp_path):
     page = browser.new_page(viewport={"width": 1400, "height": 1200})
     page.goto(server[0])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from figure_traces import one, traces
+from figure_traces import games, one, traces  # noqa: F401 (games: a fixture)
 from warlog.dashboard import charts
 from warlog.engine import analysis
 from warlog.engine.fold import Timeline

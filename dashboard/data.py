@@ -22,7 +22,7 @@ from typing import Any
 
 import streamlit as st
 
-from warlog.engine import analysis
+from warlog.engine import analysis, teaching
 from warlog.engine.fold import FoldError, Timeline
 from warlog.engine.verify import verify
 from warlog.events.replay_file import ReplayError, encode_replay, parse_replay, validate_replay
@@ -94,6 +94,15 @@ def source_key(*parts: Any) -> str:
 def timeline(key: str, _events: list[Event]) -> Timeline:
     """The game's Timeline, shared across reruns and sessions (read-only: state_at copies)."""
     return Timeline(_events)
+
+
+@st.cache_resource(show_spinner="Preparing the questions…", max_entries=16)
+def questions(key: str, _events: list[Event]) -> dict[int, teaching.Question]:
+    """Teaching mode's question for every step that has one, by step index (computed once a
+    game: legality questions ask the rule system, which is worth caching)."""
+    tl, steps = timeline(key, _events), analysis.steps(_events)
+    found = (teaching.question(_events, s, tl.state_at) for s in steps)
+    return {q.step: q for q in found if q is not None}
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

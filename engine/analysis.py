@@ -219,7 +219,7 @@ class Step:
     title: str
 
 
-def _order_text(order: dict[str, Any], side: str | None, phase: str | None) -> str:
+def order_text(order: dict[str, Any], side: str | None, phase: str | None) -> str:
     kind = order["type"]
     if kind == "move":
         if order["distance"] == 0:
@@ -319,7 +319,7 @@ def steps(events: Sequence[Event]) -> list[Step]:
         else:
             kind = "order" if head["kind"] == "order_given" else "phase"
             turn, side, phase = head["turn"], head["side"], head["phase"]
-            what = (_order_text(head["order"], side, phase) if kind == "order"
+            what = (order_text(head["order"], side, phase) if kind == "order"
                     else f"{phase} resolves")
             outcome = _outcome(group)
             who = f"{side} {phase}" if side else f"{phase}"
@@ -449,7 +449,7 @@ def narrate(event: Event, state_before: GameState | None) -> str:
         by = f" ({event['by']})" if event.get("by") else ""
         if event["order"]["type"] == "end_phase":
             return f"{event['side']} ends the {event['phase']} phase{by}."
-        order = _order_text(event["order"], event["side"], event["phase"])
+        order = order_text(event["order"], event["side"], event["phase"])
         return f"{event['side']} orders: {order}{by}."
     if k == "dice_rolled":
         faces = ", ".join(map(str, event["faces"]))

@@ -20,7 +20,7 @@ from typing import Any
 
 import streamlit as st
 
-from warlog.dashboard import board, charts, data, scrub
+from warlog.dashboard import board, charts, data, scrub, teach
 from warlog.engine import analysis, reach
 from warlog.engine.fold import evolve
 from warlog.engine.rules import catalogue
@@ -178,7 +178,7 @@ BUTTONS = (  # key, label, icon, keyboard shortcut (Streamlit shows it on the bu
 )
 
 
-def controls(steps: list[analysis.Step], step: analysis.Step) -> None:
+def controls(steps: list[analysis.Step], step: analysis.Step, title: str) -> None:
     """Two rows of four: back (first, turn, phase, step), then forward (step, phase, turn,
     last), wide enough for each label and its keyboard shortcut."""
     n, last_turn = len(steps), max(s.turn for s in steps)
@@ -192,7 +192,7 @@ def controls(steps: list[analysis.Step], step: analysis.Step) -> None:
     if n > 1:
         st.slider("Step", 1, n, key="step", on_change=_on_step,
                   help="Each step is one order and what it caused, or an automatic phase.")
-    st.markdown(f"**Step {step.index + 1} of {n}** — {step.title}")
+    st.markdown(f"**Step {step.index + 1} of {n}** — {title}")
 
 
 def _rule_lines(rule_ids: list[str]) -> str:
@@ -209,7 +209,8 @@ def _rule_lines(rule_ids: list[str]) -> str:
     return "\n".join(lines)
 
 
-def step_events(tl, events: list[Event], step: analysis.Step, notes: list[Event]) -> None:
+def step_events(tl, events: list[Event], step: analysis.Step, notes: list[Event],
+                upto: int) -> None:
     """Each event of the step: its narrated line, then the text of every rule it cites; the
     players' notes on this step first (a note sits in the log where it was written, so it is
     shown here, at the step it is about, not where it was appended)."""
@@ -218,13 +219,21 @@ def step_events(tl, events: list[Event], step: analysis.Step, notes: list[Event]
         for note in notes:
             by = f" — {note['author']}" if note.get("author") else ""
             st.info(f"📝 {note['text']}{by}", icon=None)
-        for i in range(step.first, step.last + 1):
+        for i in range(step.first, upto + 1):
             e = events[i]
             if e["kind"] != "note":
                 st.markdown(f":gray[`{e['seq']}` {e['kind']}] {analysis.narrate(e, state)}")
                 if e.get("rules"):
                     st.caption(_rule_lines(e["rules"]))
             state = evolve(state, e, check=False)
+
+
+def _untold(title: str, question) -> str:
+    """A step's title with what the learner is asked left out: the outcome (after the colon),
+    and for a legality question the order itself."""
+    if question.kind == "legal":
+        return " · ".join(title.split(" · ")[:2]) + " · an order (answer the question)"
+    return title.split(": ")[0] + " (answer to see what happens)"
 
 
 def _write_note(path: str, game: str, about: int) -> None:
@@ -348,14 +357,21 @@ def main() -> None:
     steps = proj["steps"]
     step = _sync(key, steps)
     header(tl, events)
-    controls(steps, step)
-    state = tl.state_at(step.last)
+    identity = st.session_state.get("game_identity", key)
+    asked = data.questions(key, events) if teach.enabled() else {}
+    question = asked.get(step.index)
+    hidden = not teach.answered(identity, question)
+    shown = question.hide_from - 1 if hidden else step.last  # the last event shown
+    controls(steps, step, _untold(step.title, question) if hidden else step.title)
+    if asked:
+        teach.show_score(identity, asked)
+    state = tl.state_at(shown)
     board_column, narrative = st.columns([3, 2])
     with board_column:
-        st.caption(f"After this step: turn {state.turn} · {state.side or '—'} {state.phase or ''}"
+        st.caption(f"{'Before the answer' if hidden else 'After this step'}: turn {state.turn} · {state.side or '—'} {state.phase or ''}"
                    f" · circles show {'strength points left' if get_ruleset(state.rule_system).measure == 'strength' else 'hits taken'}, triangles the facing; rings mark period state "
                    "(square, out of ammunition, trench, hull-down, spotted), named in the legend")
-        marks = analysis.highlights(events[step.first : step.last + 1], state)
+        marks = analysis.highlights(events[step.first : shown + 1], state)
         selected = unit_picker(state)
         st.plotly_chart(board.board_figure(state, highlight=marks, selected=selected), key="board",
                         on_select=partial(_board_clicked, state), selection_mode="points",
@@ -365,7 +381,9 @@ def main() -> None:
         pictures(key, step, state, marks, proj, selected)
     with narrative:
         st.subheader("What happened")
-        step_events(tl, events, step, proj["notes"].get(step.index, []))
+        if question is not None:
+            teach.panel(identity, question)
+        step_events(tl, events, step, proj["notes"].get(step.index, []), shown)
         note_form(step, events)
     notes_index(steps, proj["notes"])
     attrition, exhaustion = st.columns(2)

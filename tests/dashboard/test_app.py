@@ -356,3 +356,58 @@ def test_selecting_a_unit_draws_its_reach_and_explains_it(app):
             break
         at.button(key="next_step").click().run()
     assert seen == {"moves", "waiting"}
+
+
+def _question(at: AppTest) -> str | None:
+    return next((m.value for m in at.markdown if m.value.startswith("**Question:**")), None)
+
+
+def test_teaching_mode_asks_before_it_shows_then_answers_and_scores(app):
+    at = choose_game(app, SHORT_GAME)
+    at.toggle(key="teaching").set_value(True).run()
+    assert not at.exception
+    marked = []
+    for _ in range(80):  # two hits questions: one answered wrongly, one rightly
+        at.button(key="next_step").click().run()
+        prompt = _question(at)
+        if not prompt or "How many hits" not in prompt:
+            continue
+        assert "answer to see what happens" in step_title(at)
+        assert not any("->" in m.value for m in at.markdown)  # the hits line is not shown yet
+        given = at.number_input(key=next(n.key for n in at.number_input))
+        assert at.button(key="teach_answer").disabled  # nothing given yet
+        given.set_value(99 if not marked else None).run()
+        if marked:  # the right answer: read it off the hits event once, by peeking the log
+            step = int(at.slider(key="step").value) - 1
+            events = data_events(at)
+            from warlog.engine import analysis
+
+            s = analysis.steps(events)[step]
+            hits = next(e["hits"] for e in events[s.first : s.last + 1]
+                        if e["kind"] == "hits_inflicted")
+            at.number_input(key=given.key).set_value(hits).run()
+        at.button(key="teach_answer").click().run()
+        assert not at.exception
+        marked.append(_verdict(at))
+        assert any("->" in m.value for m in at.markdown)  # now the arithmetic is shown
+        assert "answer to see" not in step_title(at)
+        if len(marked) == 2:
+            break
+    assert marked == [False, True]
+    assert at.sidebar.get("metric")[0].proto.body == "1 of 2"
+    at.button(key="prev_step").click().run()  # an answered question stays answered
+    at.button(key="next_step").click().run()
+    assert at.sidebar.get("metric")[0].proto.body == "1 of 2" and _verdict(at) is True
+
+
+def _verdict(at: AppTest) -> bool | None:
+    if any(s.value.startswith("Right:") for s in at.success):
+        return True
+    return False if any(e.value.startswith("Not quite") for e in at.error) else None
+
+
+def data_events(at: AppTest) -> list[dict]:
+    import os
+
+    with SQLiteEventStore(os.environ["WARLOG_DB"]) as store:
+        return store.read(SHORT_GAME)

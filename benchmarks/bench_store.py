@@ -8,7 +8,7 @@ Run: ``.venv/bin/python benchmarks/bench_store.py`` (about a minute on 2 cores).
    library's SQLite recorder (StoredEvent objects built and inserted inside the timed section).
 2. Load a 10,000-event game: ``store.read()`` vs. raw ``SELECT body`` + ``orjson.loads``; then the
    engine's fold over the loaded events. The game is a real one (random-legal bots on a big
-   board), so the fold meets every kind of event in its real proportions.
+   board); its first 10,000 events are movement, not combat (the armies have not met yet).
 
 Every figure is the best of REPEATS runs, each on a fresh database file. The cyclic garbage
 collector is paused in every timed section (ours and the references alike), so the ratios compare

@@ -5,10 +5,14 @@ Why it is shaped this way:
 * The store is opened per call, not kept in ``st.cache_resource``: a sqlite3 connection belongs
   to the thread that opened it, and Streamlit runs each script run in its own thread. Opening
   the file costs well under a millisecond; what is worth caching is what we read from it.
-* Event lists are cached with ``st.cache_data`` keyed by (database, game, event count), so a game
-  that grows (someone is still playing it) is read again, and a finished one never is.
-* A Timeline (snapshots at every turn) is an object we only read from, so it is shared with
-  ``st.cache_resource`` rather than pickled and copied on every rerun as cache_data would.
+* Event lists are cached keyed by (database, game, event count), so a game that grows (someone
+  is still playing it) is read again, and a finished one never is.
+* Everything cached per game (events, Timeline, projections, figures) is only read by the page,
+  so it is shared with ``st.cache_resource``: ``st.cache_data`` would unpickle a fresh copy of a
+  10,000-event list on every rerun, and the garbage those copies leave set off full collections
+  (about 250 ms each) that broke the step-switch budget (benchmarks/bench_dashboard.py).
+* Once a game is loaded its objects are frozen out of the garbage collector (``gc.freeze``):
+  they live as long as the cache, and a full collection need not walk them on every rerun.
 * ``parse_upload`` has no Streamlit in it: the page shows its ReplayError with ``st.error``, and
   tests call it directly.
 """
@@ -16,6 +20,7 @@ Why it is shaped this way:
 from __future__ import annotations
 
 import dataclasses
+import gc
 import hashlib
 import os
 from typing import Any
@@ -57,9 +62,10 @@ def list_games(path: str) -> list[dict[str, Any]]:
         return [dataclasses.asdict(info) for info in store.games()]
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_resource(show_spinner=False, max_entries=32)
 def read_events(path: str, game: str, count: int) -> list[Event]:
-    """All events of ``game``; ``count`` (its event count) is part of the cache key only."""
+    """All events of ``game`` (shared: read only); ``count`` (its event count) is part of the
+    cache key only."""
     with SQLiteEventStore(path) as store:
         return store.read(game)
 
@@ -79,7 +85,7 @@ def parse_upload(data: bytes, name: str = "upload.jsonl") -> list[Event]:
     return events
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+@st.cache_resource(show_spinner=False, max_entries=8)
 def load_upload(data: bytes, name: str) -> list[Event]:
     """parse_upload, cached on the file's bytes (reruns do not re-validate the same file)."""
     return parse_upload(data, name)
@@ -93,7 +99,9 @@ def source_key(*parts: Any) -> str:
 @st.cache_resource(show_spinner=False, max_entries=16)
 def timeline(key: str, _events: list[Event]) -> Timeline:
     """The game's Timeline, shared across reruns and sessions (read-only: state_at copies)."""
-    return Timeline(_events)
+    built = Timeline(_events)
+    gc.freeze()  # the game's events and snapshots: long-lived, not worth a collector's walk
+    return built
 
 
 @st.cache_resource(show_spinner="Preparing the questions…", max_entries=16)
@@ -105,7 +113,7 @@ def questions(key: str, _events: list[Event]) -> dict[int, teaching.Question]:
     return {q.step: q for q in found if q is not None}
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@st.cache_resource(show_spinner=False, max_entries=16)
 def projections(key: str, _events: list[Event]) -> dict[str, Any]:
     """Everything the page charts or lists that depends on the whole game, computed once."""
     steps = analysis.steps(_events)

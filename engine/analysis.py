@@ -475,7 +475,12 @@ def narrate(event: Event, state_before: GameState | None) -> str:
         verb = "shoots" if event["attack"] == "shooting" else "fights"
         who = (f"{event['source']} {verb} {event['target']}" if event["source"] is not None
                else f"The barrage strikes {event['target']}")
-        text = f"{who}: die {event['die']} {_signed(event['modifier'])} = {event['base']}"
+        why = ""
+        if event["modifier"] and s is not None and event["source"] in s.units:
+            kinds = (s.units[event["source"]].type, s.units[event["target"]].type)
+            why = (f" ({kinds[0]} shooting at {kinds[1]})" if event["attack"] == "shooting"
+                   else f" ({kinds[0]} in melee)")
+        text = f"{who}: die {event['die']} {_signed(event['modifier'])}{why} = {event['base']}"
         if event.get("doubled"):
             text += f", doubled (flank or rear) = {event['base'] * 2}"
         if event.get("halvings"):

@@ -284,3 +284,17 @@ def test_luck_over_time_ends_at_the_luck_of_the_whole_game(games):
         for side in ("red", "blue"):
             final = [r for r in rows if r["side"] == side][-1]["luck"]
             assert abs(final - whole[side]) < 0.02, (name, side)
+
+
+def test_a_hits_line_names_whose_modifier_it_adds():
+    events = play_out("mods", load_scenario("ww2-villers-bocage"), seed=4).events
+    state, seen = None, 0
+    for e in events:
+        if e["kind"] == "hits_inflicted" and e["modifier"] and e["source"]:
+            line = analysis.narrate(e, state)
+            source, target = state.units[e["source"]].type, state.units[e["target"]].type
+            sign = f"+ {e['modifier']}" if e["modifier"] > 0 else f"- {-e['modifier']}"
+            assert f"die {e['die']} {sign} ({source} shooting at {target}) = {e['base']}" in line
+            seen += 1
+        state = evolve(state, e, check=False)
+    assert seen

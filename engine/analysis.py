@@ -168,6 +168,10 @@ def luck(events: Sequence[Event]) -> list[dict[str, Any]]:
             row = rows[_striking_side(e, units)]
             row["hits"] += e["hits"]
             row["expected_hits"] += expected_hits(e, mode)
+        elif e["kind"] == "melee_rolled" and e["hit"]:
+            parts.append(f"{e['unit']} hit")
+        elif e["kind"] == "disorder_tested" and e["figures"]:
+            parts.append(f"{e['unit']} -{e['figures']} figures out of formation")
         elif e["kind"] == "attack_rolled":  # a die that hits or misses: expected = its odds
             row = rows[units[e["source"]].side]
             row["hits"] += int(e["hit"])
@@ -188,6 +192,10 @@ def luck_by_turn(events: Sequence[Event]) -> list[dict[str, Any]]:
     for e in events:
         if e["kind"] == "hits_inflicted":
             per_turn[e["turn"]][_striking_side(e, units)] += e["hits"] - expected_hits(e, mode)
+        elif e["kind"] == "melee_rolled" and e["hit"]:
+            parts.append(f"{e['unit']} hit")
+        elif e["kind"] == "disorder_tested" and e["figures"]:
+            parts.append(f"{e['unit']} -{e['figures']} figures out of formation")
         elif e["kind"] == "attack_rolled":
             bonus = sum(v for _, v in e["modifiers"])
             odds = sum(f + bonus >= e["needed"] for f in range(1, 7)) / 6
@@ -237,7 +245,10 @@ def order_text(order: dict[str, Any], side: str | None, phase: str | None) -> st
         end = order["path"][-1]
         return f"{order['unit']} moves {len(order['path'])} to {_cell(end)}, facing {order['facing']}"
     if kind == "formation":
-        return f"{order['unit']} forms {order['formation']}"
+        verb = "is" if order["formation"] in ("limbered", "unlimbered") else "forms"
+        return f"{order['unit']} {verb} {order['formation']}"
+    if kind == "reform":
+        return f"{order['unit']} reforms"
     if kind == "roles":
         return f"{side} names {order['defender']} the defender"
     if kind == "barrage":
@@ -272,6 +283,10 @@ def _outcome(events: Sequence[Event]) -> str:
             parts.append(_hits(e["hits"]))
         elif e["kind"] == "hits_inflicted":
             parts.append(f"{e['source'] or e['attack']} → {e['target']} {_hits(e['hits'])}")
+        elif e["kind"] == "melee_rolled" and e["hit"]:
+            parts.append(f"{e['unit']} hit")
+        elif e["kind"] == "disorder_tested" and e["figures"]:
+            parts.append(f"{e['unit']} -{e['figures']} figures out of formation")
         elif e["kind"] == "attack_rolled":
             parts.append(f"{e['source']} → {e['target']} " + ("hit" if e["hit"] else "miss"))
         elif e["kind"] == "strength_lost":
@@ -425,6 +440,11 @@ def _cell(c: Sequence[int]) -> str:
     return f"({c[0]}, {c[1]})"
 
 
+ATTACK_VERBS = {"melee": "attacks", "strike_back": "strikes back at", "shooting": "shoots at",
+                "missile_machine": "hurls at", "pila": "throws pila at", "artillery": "fires on",
+                "musketry": "fires a volley at"}
+
+
 def narrate(event: Event, state_before: GameState | None) -> str:
     """One plain-English line for an event, as a commentator would say it. ``state_before`` is
     the state just before the event (None for game_started); it supplies terrain and limits."""
@@ -480,7 +500,10 @@ def narrate(event: Event, state_before: GameState | None) -> str:
             kinds = (s.units[event["source"]].type, s.units[event["target"]].type)
             why = (f" ({kinds[0]} shooting at {kinds[1]})" if event["attack"] == "shooting"
                    else f" ({kinds[0]} in melee)")
-        text = f"{who}: die {event['die']} {_signed(event['modifier'])}{why} = {event['base']}"
+        disorder = (f" {_signed(event['disorder'])} (figures out of formation)"
+                    if event.get("disorder") else "")
+        text = (f"{who}: die {event['die']}{disorder} {_signed(event['modifier'])}{why} = "
+                f"{event['base']}")
         if event.get("doubled"):
             text += f", doubled (flank or rear) = {event['base'] * 2}"
         if event.get("halvings"):
@@ -514,13 +537,34 @@ def narrate(event: Event, state_before: GameState | None) -> str:
         return (f"{who} fight {event['target']}: attacker {side(event['attacker_die'], event['attacker_strength'], event['attacker_modifiers'])}; "
                 f"defender {side(event['defender_die'], event['defender_strength'], event['defender_modifiers'])}: "
                 + (" and ".join(result) if result else "both stand") + ".")
+    if k == "melee_rolled":
+        mods = "".join(f" {_signed(v)} ({r})" for r, v in event["modifiers"])
+        role = "attacking" if event["attacking"] else "defending"
+        result = "takes a hit" if event["hit"] else "holds"
+        return (f"{event['unit']} ({role} against {event['opponent']}): die {event['die']}{mods}"
+                f" = {event['total']}; {event['at_most']} or less takes a hit: it {result}.")
+    if k == "advance_offered":
+        return f"{event['unit']} may advance into {_cell(event['cell'])}, the cell its enemy left."
+    if k == "disorder_tested":
+        why = {"terrain": "crossing rough ground", "friends": "passing through friends",
+               "turn": "turning in place"}[event["reason"]]
+        if event["figures"]:
+            out = (f"below it: {event['figures']} figure{'s' * (event['figures'] != 1)} fall out "
+                   "of formation")
+        else:
+            out = "not below it: the ranks hold"
+        return (f"{event['unit']} tests its order ({why}): die {event['die']} against density "
+                f"{event['density']}, {out}.")
+    if k == "unit_reformed":
+        n = event["figures"]
+        return (f"{event['unit']} reforms: {n} figure{'s' * (n != 1)} rejoin the ranks." if n
+                else f"{event['unit']} reforms.")
     if k == "initiative_won":
         return f"{event['winner']} wins the initiative and activates first this turn."
     if k == "unit_activated":
         return f"{event['unit']} is activated."
     if k == "attack_rolled":
-        verb = {"melee": "attacks", "strike_back": "strikes back at", "shooting": "shoots at",
-                "missile_machine": "hurls at", "pila": "throws pila at"}[event["attack"]]
+        verb = ATTACK_VERBS[event["attack"]]
         mods = "".join(f" {_signed(v)} ({r})" for r, v in event["modifiers"])
         result = "a hit" if event["hit"] else "a miss"
         return (f"{event['source']} {verb} {event['target']}: die {event['die']}{mods} = "

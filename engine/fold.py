@@ -60,7 +60,8 @@ def initial_state(event: Event) -> GameState:
     scenario = scenario_from_dict(event["scenario"], source=f"game {event['game']}")
     units = {
         spec.id: Unit(id=spec.id, side=spec.side, type=spec.type, cell=tuple(spec.cell),
-                      facing=spec.facing, name=spec.name, quality=spec.quality)
+                      facing=spec.facing, name=spec.name, quality=spec.quality,
+                      formation=spec.formation, density=spec.density)
         for spec in scenario.units
     }
     return GameState(
@@ -88,17 +89,19 @@ def _unit(state: GameState, event: Event, key: str = "unit") -> Unit:
 
 def _phase_started(state: GameState, e: Event) -> None:
     state.turn, state.side, state.phase = e["turn"], e["side"], e["phase"]
+    state.offers = []  # an advance is taken in the phase it is won, or not at all
     if e["phase"] == "movement":  # a new player turn: its units may act again
         state.spotted = []
         for u in state.units.values():
             if u.side == e["side"]:
                 u.acted = u.moved = u.shot = u.reformed = False
                 u.attacked = None
+                u.moved_cells = 0
     elif e["phase"] == "activation":  # an activation system's player turn
         state.active, state.active_moved = None, 0
         for u in state.units.values():
             if u.side == e["side"]:
-                u.acted = u.moved = u.shot = u.fought = u.done = False
+                u.acted = u.moved = u.shot = u.fought = u.done = u.reformed = False
     elif e["phase"] == "artillery":  # Frontier: a side's turn starts with its artillery
         for u in state.units.values():
             if u.side == e["side"]:
@@ -130,6 +133,8 @@ def _unit_moved(state: GameState, e: Event) -> None:
     u = _unit(state, e)
     u.cell = tuple(e["to_cell"])
     u.moved = True
+    u.moved_cells += len(e["path"])
+    state.offers = [o for o in state.offers if o[0] != u.id]
     if state.active == u.id:
         state.active_moved += len(e["path"])
 
@@ -153,6 +158,9 @@ def _attack_rolled(state: GameState, e: Event) -> None:
     source.fought = True
     if e["attack"] == "melee":
         source.charged = e["target"]
+    elif e["attack"] == "artillery":  # napoleonic: a battery, and the cell it fired at
+        source.fired = True
+        source.aimed, source.aimed_turn = state.units[e["target"]].cell, e["turn"]
     else:
         source.shot = True
         if e["attack"] == "pila":
@@ -256,9 +264,32 @@ def _army_rolled(state: GameState, e: Event) -> None:
                                        cell=tuple(spec["cell"]), facing=spec["facing"])
 
 
+def _melee_rolled(state: GameState, e: Event) -> None:
+    u = _unit(state, e)
+    _unit(state, e, "opponent")
+    if e["attacking"]:
+        u.fought, u.charged = True, e["opponent"]
+
+
+def _advance_offered(state: GameState, e: Event) -> None:
+    _unit(state, e)
+    state.offers.append((e["unit"], tuple(e["cell"])))
+
+
+def _disorder_tested(state: GameState, e: Event) -> None:
+    _unit(state, e).disordered += e["figures"]
+
+
+def _unit_reformed(state: GameState, e: Event) -> None:
+    u = _unit(state, e)
+    u.disordered = 0
+    u.reformed = True
+
+
 def _unit_removed(state: GameState, e: Event) -> None:
     u = _unit(state, e)
     u.removed = True
+    state.offers = [o for o in state.offers if o[0] != u.id]
     state.melees = [m for m in state.melees if u.id not in m]
     state.pending = [p for p in state.pending if p["unit"] != u.id]
     if u.id in state.marked:
@@ -301,6 +332,10 @@ _APPLY: dict[str, Callable[[GameState, Event], None]] = {
     "shell_landed": _shell_landed,
     "unit_marked": _unit_marked,
     "combat_fought": _combat_fought,
+    "melee_rolled": _melee_rolled,
+    "advance_offered": _advance_offered,
+    "disorder_tested": _disorder_tested,
+    "unit_reformed": _unit_reformed,
     "army_exhausted": _army_exhausted,
     "unit_removed": _unit_removed,
     "state_checksum": _nothing,

@@ -50,7 +50,19 @@ class IllegalOrder(ValueError):
 
 @cache
 def _data() -> dict:
-    return tomllib.loads(files("warlog.engine.rulesets").joinpath("rules.toml").read_text("utf-8"))
+    """rules.toml, then each system's own rules_*.toml (in name order), as one catalogue."""
+    folder = files("warlog.engine.rulesets")
+    names = ["rules.toml"] + sorted(f.name for f in folder.iterdir()
+                                    if f.name.startswith("rules_") and f.name.endswith(".toml"))
+    merged: dict = {"source": {}, "rule": []}
+    for name in names:
+        part = tomllib.loads(folder.joinpath(name).read_text("utf-8"))
+        for key, source in part.get("source", {}).items():
+            if key in merged["source"]:
+                raise ValueError(f"{name}: source {key!r} is already described")
+            merged["source"][key] = source
+        merged["rule"] += part.get("rule", [])
+    return merged
 
 
 @cache

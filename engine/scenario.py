@@ -54,7 +54,7 @@ import tomllib
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import (
     BaseModel,
@@ -68,6 +68,7 @@ from pydantic import (
 )
 
 from warlog.engine.geometry import FACINGS, GRID_KINDS
+from warlog.events.model import OmitsUnset
 
 SIDES = ("red", "blue")
 _SCENARIO_ID = r"^[a-z0-9-]+$"
@@ -114,7 +115,11 @@ class SideSpec(_Frozen):
     name: StrictStr = Field(min_length=1)
 
 
-class UnitSpec(_Frozen):
+class UnitSpec(OmitsUnset, _Frozen):
+    """A unit as the scenario places it. ``formation``: how it starts (napoleonic: line,
+    column, square; artillery limbered or unlimbered); ``density``: its formation density
+    (density). Both are left out of the dump when unset, so older games keep their bytes."""
+
     id: StrictStr = Field(pattern=_UNIT_ID)
     side: StrictStr
     type: StrictStr
@@ -122,6 +127,10 @@ class UnitSpec(_Frozen):
     facing: StrictStr
     name: StrictStr | None = None
     quality: StrictStr | None = None  # e.g. elite or poor, where the rule system grades units
+    formation: StrictStr | None = None
+    density: StrictInt | None = Field(default=None, ge=1, le=9)
+
+    omitted_when_default: ClassVar[tuple[str, ...]] = ("formation", "density")
 
 
 class ArmySpec(_Frozen):
@@ -373,6 +382,31 @@ def _check_levels(s: Scenario, table: Any) -> None:
             raise _Invalid(f"hill_levels[{i}]", f"a hill level is 1 to 3, not {level}")
 
 
+def _may_share(s: Scenario, stacks: Any, unit: UnitSpec, other_id: str) -> bool:
+    other = next(u for u in s.units if u.id == other_id)
+    return other.side == unit.side and (unit.type in stacks) != (other.type in stacks)
+
+
+def _check_formation(s: Scenario, period: Any, at: str, unit: UnitSpec) -> None:
+    """A unit's starting formation must be one its type takes; a density only where the rule
+    system has densities, and there every unit needs one."""
+    formations = period["units"].get(unit.type, {}).get("formations", ())
+    if unit.formation is not None and unit.formation not in formations:
+        taken = f"one of: {', '.join(formations)}" if formations else "none (leave it out)"
+        raise _Invalid(f"{at}.formation", f"{unit.type} takes no formation {unit.formation!r}; "
+                                          f"use {taken}")
+    density = period.get("density")
+    if density is None and unit.density is not None:
+        raise _Invalid(f"{at}.density", f"{s.rule_system} has no formation density")
+    if density is not None:
+        low, high = density["min"], density["max"]
+        if unit.density is None:
+            raise _Invalid(f"{at}.density", f"every {s.rule_system} unit needs its formation "
+                                            f"density ({low} to {high})")
+        if not low <= unit.density <= high:
+            raise _Invalid(f"{at}.density", f"a density is {low} to {high}, not {unit.density}")
+
+
 def _check_units(s: Scenario, table: Any) -> None:
     period = table["periods"][s.period]
     facings = FACINGS[s.grid.kind]
@@ -399,11 +433,14 @@ def _check_units(s: Scenario, table: Any) -> None:
             problem = f"{unit.facing!r} is not a facing on a {s.grid.kind} grid; "
             problem += f"use one of: {allowed}"
             raise _Invalid(f"{at}.facing", problem)
+        _check_formation(s, period, at, unit)
         _check_cell(s, f"{at}.cell", unit.cell)
-        if unit.cell in occupant:
-            problem = f"{unit.cell} is already occupied by {occupant[unit.cell]}"
+        stacks = period.get("stack", ())  # types that may share a cell with a friend (commanders)
+        other = occupant.get(unit.cell)
+        if other is not None and not _may_share(s, stacks, unit, other):
+            problem = f"{unit.cell} is already occupied by {other}"
             raise _Invalid(f"{at}.cell", problem)
-        occupant[unit.cell] = unit.id
+        occupant.setdefault(unit.cell, unit.id)
         _check_entry(s, table, f"{at}.cell", unit.cell, [unit.type], "")
     _check_armies(s, table, occupant)
     for side in SIDES:

@@ -41,6 +41,11 @@ class Unit:
     charged: str | None = None  # the enemy it last attacked in melee
     pila_used: bool = False  # has thrown its pila (portable.pila)
     fired: bool = False  # a battery that has fired this turn (frontier.artillery)
+    moved_cells: int = 0  # cells moved this player turn (napoleonic.move.fire_penalty)
+    aimed: Cell | None = None  # the cell a battery fired at, and in which turn (napoleonic)
+    aimed_turn: int = 0
+    density: int | None = None  # formation density (density), from the scenario
+    disordered: int = 0  # figures out of formation (density.disorder_test)
 
     def public(self) -> dict[str, Any]:
         """What a player sees of the unit (the JSON of `warlog show`)."""
@@ -55,6 +60,8 @@ class Unit:
             "removed": self.removed,
             "out_of_ammo": self.out_of_ammo,
             "formation": self.formation,
+            **({"density": self.density, "disordered": self.disordered}
+               if self.density is not None else {}),
         }
 
 
@@ -91,6 +98,7 @@ class GameState:
     exhaustion: dict[str, int] = field(default_factory=dict)  # side -> exhaustion point
     exhausted: dict[str, int] = field(default_factory=dict)  # side -> turn it became exhausted
     marked: list[str] = field(default_factory=list)  # destroyed by artillery, not yet removed
+    offers: list[tuple[str, Cell]] = field(default_factory=list)  # (unit, cell) it may advance to
     ended: bool = False
     winner: str | None = None
     end_reason: str | None = None
@@ -131,6 +139,7 @@ class GameState:
             exhaustion=dict(self.exhaustion),
             exhausted=dict(self.exhausted),
             marked=list(self.marked),
+            offers=list(self.offers),
         )
 
     @property
@@ -159,8 +168,20 @@ class GameState:
             "exhaustion": dict(self.exhaustion),
             "exhausted": dict(self.exhausted),
             "marked": list(self.marked),
+            "offers": [[u, list(c)] for u, c in self.offers],
             "units": [u.public() for u in self.units.values()],
         }
+
+    def _unit_state(self) -> dict[str, list[Any]]:
+        """The unit fields only some rule systems read (``Ruleset.unit_state``), for those
+        systems' games alone: the others' checksums stay as they were."""
+        from warlog.engine.rulesets import get_ruleset
+
+        fields = getattr(get_ruleset(self.rule_system), "unit_state", ())
+        if not fields:
+            return {}
+        return {u.id: [list(v) if isinstance(v, tuple) else v for v in
+                       (getattr(u, f) for f in fields)] for u in self.units.values()}
 
     def checksum(self) -> str:
         """sha256 of everything the rules read, in a canonical byte form. State that only some
@@ -189,11 +210,13 @@ class GameState:
             "exhaustion": dict(sorted(self.exhaustion.items())),  # key order is not a fact
             "exhausted": dict(sorted(self.exhausted.items())),
             "marked": self.marked,
+            "offers": [[u, list(c)] for u, c in self.offers],
             "units": {u.id: [u.reformed, u.out_of_ammo, u.formation, u.fought, u.done, u.charged,
                              u.pila_used] + ([u.fired] if u.fired else [])
                       for u in self.units.values()
                       if u.reformed or u.out_of_ammo or u.formation is not None or u.fought
                       or u.done or u.charged or u.pila_used or u.fired},
+            "unit_state": self._unit_state(),
         }
         extra = {key: value for key, value in extra.items() if value}
         if extra:

@@ -23,7 +23,7 @@ from warlog.engine.state import GameState, other_side
 from warlog.events.model import Order, parse_order
 
 Event = dict[str, Any]
-RESOLUTIONS = ("hits_inflicted", "attack_rolled", "combat_fought")
+RESOLUTIONS = ("hits_inflicted", "attack_rolled", "melee_rolled", "combat_fought")
 COMBAT_CHOICES = ("the defender is destroyed", "the attacker is destroyed", "both are destroyed",
                   "both stand")
 
@@ -52,11 +52,16 @@ def _resolution_question(step: analysis.Step, i: int, e: Event, before: GameStat
         return Question(step.index, i, "hits", f"{who}, and the die shows {e['die']}. How many "
                         "hits does it score?", (), str(e["hits"]), rules, said)
     if e["kind"] == "attack_rolled":
-        verb = {"melee": "attacks", "strike_back": "strikes back at", "shooting": "shoots at",
-                "missile_machine": "hurls at", "pila": "throws pila at"}[e["attack"]]
+        verb = analysis.ATTACK_VERBS[e["attack"]]
         return Question(step.index, i, "hit", f"{e['source']} {verb} {e['target']}, and the die "
                         f"shows {e['die']}. Does it hit?", ("hit", "miss"),
                         "hit" if e["hit"] else "miss", rules, said)
+    if e["kind"] == "melee_rolled":
+        role = "attacking" if e["attacking"] else "defending"
+        return Question(step.index, i, "hit", f"{e['unit']} ({role} against {e['opponent']}) "
+                        f"rolls {e['die']} in the melee. Does it take a hit?",
+                        ("takes a hit", "holds"), "takes a hit" if e["hit"] else "holds",
+                        rules, said)
     both = (e["target_destroyed"], e["attacker_destroyed"])
     answer = {(True, False): COMBAT_CHOICES[0], (False, True): COMBAT_CHOICES[1],
               (True, True): COMBAT_CHOICES[2], (False, False): COMBAT_CHOICES[3]}[both]

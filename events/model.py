@@ -9,7 +9,7 @@ the edges: events made by the engine, files coming in (``parse_event``).
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import (
     AfterValidator,
@@ -30,6 +30,21 @@ Side = Literal["red", "blue"]
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class OmitsUnset(BaseModel):
+    """Fields added after logs already existed: left out of the dict while they hold their
+    default, so older logs and files keep their bytes, hashes and golden files."""
+
+    omitted_when_default: ClassVar[tuple[str, ...]] = ()
+
+    @model_serializer(mode="wrap")
+    def _without_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        for name in self.omitted_when_default:
+            if data.get(name) == type(self).model_fields[name].default:
+                data.pop(name, None)
+        return data
 
 
 # ----------------------------------------------------------------------------------------------
@@ -77,7 +92,7 @@ class FormationOrder(_Strict):
 
     type: Literal["formation"] = "formation"
     unit: str
-    formation: Literal["square", "line"]
+    formation: Literal["square", "line", "column", "limbered", "unlimbered"]
 
 
 class RolesOrder(_Strict):
@@ -128,13 +143,21 @@ class FightOrder(_Strict):
     advance: bool = False
 
 
+class ReformOrder(_Strict):
+    """A unit's action to bring its figures out of formation back into the ranks (density)."""
+
+    type: Literal["reform"] = "reform"
+    unit: str
+
+
 class EndPhaseOrder(_Strict):
     type: Literal["end_phase"] = "end_phase"
 
 
 Order = Annotated[
     Union[MoveOrder, RouteOrder, ShootOrder, TurnToFaceOrder, FormationOrder, RolesOrder,
-          BarrageOrder, MeleeOrder, HitChoiceOrder, BombardOrder, FightOrder, EndPhaseOrder],
+          BarrageOrder, MeleeOrder, HitChoiceOrder, BombardOrder, FightOrder, ReformOrder,
+          EndPhaseOrder],
     Field(discriminator="type"),
 ]
 ORDER_ADAPTER: TypeAdapter[Order] = TypeAdapter(Order)
@@ -169,7 +192,7 @@ def iso_date(text: str) -> str:
     return text
 
 
-class GameStarted(Envelope):
+class GameStarted(OmitsUnset, Envelope):
     """First event of every game: everything needed to rebuild it from nothing.
 
     ``played`` is the day the game was played, as its recorder said (the engine never reads it:
@@ -186,12 +209,7 @@ class GameStarted(Envelope):
     players: dict[str, str] = {}
     played: Annotated[str, AfterValidator(iso_date)] | None = None
 
-    @model_serializer(mode="wrap")
-    def _without_unknown_date(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data = handler(self)
-        if data.get("played") is None:
-            data.pop("played", None)
-        return data
+    omitted_when_default: ClassVar[tuple[str, ...]] = ("played",)
 
 
 class PhaseStarted(Envelope):
@@ -246,8 +264,9 @@ class MeleeJoined(Envelope):
     aspect: Literal["front", "flank", "rear"]
 
 
-class HitsInflicted(Envelope):
-    """Hits from one shot or one melee roll, with the arithmetic that produced them."""
+class HitsInflicted(OmitsUnset, Envelope):
+    """Hits from one shot or one melee roll, with the arithmetic that produced them.
+    ``disorder``: what the source's figures out of formation took off its die (density)."""
 
     kind: Literal["hits_inflicted"] = "hits_inflicted"
     attack: Literal["shooting", "melee", "barrage"]
@@ -260,6 +279,9 @@ class HitsInflicted(Envelope):
     halvings: tuple[str, ...] = ()
     hits: int
     total: int
+    disorder: int = Field(default=0, le=0)
+
+    omitted_when_default: ClassVar[tuple[str, ...]] = ("disorder",)
 
 
 class MeleeEnded(Envelope):
@@ -349,7 +371,8 @@ class AttackRolled(Envelope):
     """One attack's die: every modifier with its rule, the total and what it needed."""
 
     kind: Literal["attack_rolled"] = "attack_rolled"
-    attack: Literal["shooting", "melee", "strike_back", "missile_machine", "pila"]
+    attack: Literal["shooting", "melee", "strike_back", "missile_machine", "pila", "artillery",
+                    "musketry"]
     source: str
     target: str
     die: int
@@ -435,6 +458,49 @@ class CombatFought(Envelope):
     attacker_destroyed: bool
 
 
+class MeleeRolled(Envelope):
+    """One side's die in a melee where both roll (napoleonic): every modifier with its rule,
+    the total, and whether it is low enough (``at_most``) that this unit takes a hit."""
+
+    kind: Literal["melee_rolled"] = "melee_rolled"
+    unit: str
+    opponent: str
+    attacking: bool
+    die: int
+    modifiers: tuple[tuple[str, int], ...] = ()
+    total: int
+    at_most: int
+    hit: bool
+
+
+class AdvanceOffered(Envelope):
+    """The winner of a melee may advance into the cell its enemy left (napoleonic.advance)."""
+
+    kind: Literal["advance_offered"] = "advance_offered"
+    unit: str
+    cell: Cell
+
+
+class DisorderTested(Envelope):
+    """A disorder test (density): the die against the unit's density; below it, that many
+    figures fall out of formation."""
+
+    kind: Literal["disorder_tested"] = "disorder_tested"
+    unit: str
+    reason: Literal["terrain", "friends", "turn"]
+    die: int
+    density: int
+    figures: int = Field(ge=0)
+
+
+class UnitReformed(Envelope):
+    """Figures out of formation rejoin the unit on a Reform action (density)."""
+
+    kind: Literal["unit_reformed"] = "unit_reformed"
+    unit: str
+    figures: int = Field(ge=0)
+
+
 class Note(Envelope):
     """A player's note on a moment of the game (the step ending at event ``about``). Appended to
     the log like any fact, it changes no state; replay files keep it."""
@@ -493,6 +559,10 @@ EVENT_MODELS: tuple[type[Envelope], ...] = (
     ShellLanded,
     UnitMarked,
     CombatFought,
+    MeleeRolled,
+    AdvanceOffered,
+    DisorderTested,
+    UnitReformed,
     Note,
     UnitRemoved,
     StateChecksum,

@@ -21,7 +21,12 @@ def get_ruleset(system: str) -> Ruleset:
             from warlog.engine.rulesets.portable import PortableWargame as Kind
         elif system == "frontier":
             from warlog.engine.rulesets.frontier import Frontier as Kind
+        elif system == "napoleonic":
+            from warlog.engine.rulesets.napoleonic import Napoleonic as Kind
+        elif system == "density":
+            from warlog.engine.rulesets.density import Density as Kind
         else:
-            raise ValueError(f"unknown rule system {system!r}; known: frontier, ohw, portable")
+            raise ValueError(f"unknown rule system {system!r}; known: density, frontier, ohw, "
+                             "napoleonic, portable")
         ruleset = _LOADED[system] = Kind()
     return ruleset

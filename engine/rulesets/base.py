@@ -21,6 +21,9 @@ class Ruleset(Protocol):
     automatic_phases: frozenset[str]
     checksum_rules: tuple[str, ...]  # cited by the state checksum that closes every turn
     measure: str  # "hits" (hits taken count up) or "strength" (strength points count down)
+    # Unit fields beyond the common ones that this system's rules read (moved_cells, ...):
+    # they join its games' state checksum. Optional; none by default.
+    unit_state: tuple[str, ...]
 
     def turn_steps(self, state: GameState) -> tuple[tuple[str, str | None], ...]:
         """One game turn's phases in order, each with whose it is: "first" (the side going

@@ -47,6 +47,7 @@ def test_a_resolution_question_hides_the_event_that_answers_it(asked):
                        for i in range(step.first, q.hide_from))  # the first of its step
         expected = {"hits_inflicted": lambda: str(e["hits"]),
                     "attack_rolled": lambda: "hit" if e["hit"] else "miss",
+                    "melee_rolled": lambda: "takes a hit" if e["hit"] else "holds",
                     "combat_fought": lambda: teaching.COMBAT_CHOICES[
                         [(True, False), (False, True), (True, True), (False, False)].index(
                             (e["target_destroyed"], e["attacker_destroyed"]))]}[e["kind"]]()

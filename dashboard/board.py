@@ -32,6 +32,10 @@ TERRAIN_COLOURS = {  # drawing order too: features over the open ground
     "river": "#5b9bd5",
     "lake": "#4a86c5",
     "bridge": "#8d6e52",
+    "fortification": "#8e8e8e",
+    "stream": "#b3d9f2",
+    "field": "#e6dca0",
+    "hedge": "#4f7a3a",
 }
 OBJECTIVE_COLOUR = "#f2b705"
 ATTACK_COLOURS = {"shooting": "#ef6c00", "melee": "#6a1b9a", "contact": "#6a1b9a",
@@ -60,6 +64,9 @@ def _extent(grid) -> tuple[float, float]:
 STATUS_SYMBOLS = {  # how period state shows on a unit (a ring or mark around its circle)
     "out of ammunition": ("x-thin-open", "#5d4037"),
     "square": ("square-open", "#212121"),
+    "column": ("diamond-tall-open", "#37474f"),
+    "limbered": ("hourglass-open", "#6d4c41"),
+    "out of formation": ("star-triangle-up-open", "#ad1457"),
     "in a trench": ("line-ew-open", "#4e342e"),
     "hull-down": ("triangle-down-open", "#33691e"),
     "spotted": ("circle-open", "#f9a825"),
@@ -86,6 +93,10 @@ def _unit_hover(state: GameState, u) -> str:
         count = f"strength {unit_number(state, u)}/{ruleset.strength(state, u)[0]} SP"
     else:
         count = f"hits {u.hits}/{state.options.get('hits_to_remove', '?')}"
+    if u.formation is not None:
+        count += f" · {u.formation}"
+    if u.density is not None:
+        count += f"<br>density {u.density}, {u.disordered} figures out of formation"
     return (f"<b>{u.id}</b>{name}<br>{u.type} · {u.side}<br>{count}"
             f"<br>facing {u.facing} · cell ({u.cell[0]}, {u.cell[1]}) {terrain}"
             + (f"<br><i>{status}</i>" if status else ""))

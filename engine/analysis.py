@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from warlog.engine.fold import evolve, initial_state
+from warlog.engine.rules import catalogue
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.rulesets.ohw_combat import halve
 from warlog.engine.rulesets.tables import load_table
@@ -168,10 +169,6 @@ def luck(events: Sequence[Event]) -> list[dict[str, Any]]:
             row = rows[_striking_side(e, units)]
             row["hits"] += e["hits"]
             row["expected_hits"] += expected_hits(e, mode)
-        elif e["kind"] == "melee_rolled" and e["hit"]:
-            parts.append(f"{e['unit']} hit")
-        elif e["kind"] == "disorder_tested" and e["figures"]:
-            parts.append(f"{e['unit']} -{e['figures']} figures out of formation")
         elif e["kind"] == "attack_rolled":  # a die that hits or misses: expected = its odds
             row = rows[units[e["source"]].side]
             row["hits"] += int(e["hit"])
@@ -192,10 +189,6 @@ def luck_by_turn(events: Sequence[Event]) -> list[dict[str, Any]]:
     for e in events:
         if e["kind"] == "hits_inflicted":
             per_turn[e["turn"]][_striking_side(e, units)] += e["hits"] - expected_hits(e, mode)
-        elif e["kind"] == "melee_rolled" and e["hit"]:
-            parts.append(f"{e['unit']} hit")
-        elif e["kind"] == "disorder_tested" and e["figures"]:
-            parts.append(f"{e['unit']} -{e['figures']} figures out of formation")
         elif e["kind"] == "attack_rolled":
             bonus = sum(v for _, v in e["modifiers"])
             odds = sum(f + bonus >= e["needed"] for f in range(1, 7)) / 6
@@ -406,12 +399,15 @@ def notes_by_step(events: Sequence[Event], steps: Sequence[Step]) -> dict[int, l
 
 def unit_status(state: GameState, unit: Any) -> list[str]:
     """What a player should see on a unit beyond its hits and facing, in the words of the
-    period's rules: out of ammunition, in square, in a trench, hull-down, spotted."""
+    period's rules: out of ammunition, in square or column, a battery limbered, figures out of
+    formation, in a trench, hull-down, spotted."""
     out = []
     if unit.out_of_ammo:
         out.append("out of ammunition")
-    if unit.formation == "square":
-        out.append("square")
+    if unit.formation in ("square", "column", "limbered"):  # line and unlimbered: as drawn
+        out.append(unit.formation)
+    if unit.disordered:
+        out.append("out of formation")
     if unit.side == state.defender and unit.cell in state.trenches:
         out.append("in a trench")
     period = load_table(state.rule_system)["periods"].get(state.period, {})
@@ -430,6 +426,17 @@ def unit_status(state: GameState, unit: Any) -> list[str]:
 
 
 # -- narration ---------------------------------------------------------------------------------
+
+
+def _modifiers(modifiers: Sequence[Sequence[Any]]) -> str:
+    """Each modifier as its value, its few words where the catalogue has them, and its rule:
+    " + 2 in line (napoleonic.fire.line)"."""
+    rules = catalogue()
+    out = []
+    for rule, value in modifiers:
+        short = rules[rule].short if rule in rules else None
+        out.append(f" {_signed(value)}" + (f" {short}" if short else "") + f" ({rule})")
+    return "".join(out)
 
 
 def _signed(n: int) -> str:
@@ -538,7 +545,7 @@ def narrate(event: Event, state_before: GameState | None) -> str:
                 f"defender {side(event['defender_die'], event['defender_strength'], event['defender_modifiers'])}: "
                 + (" and ".join(result) if result else "both stand") + ".")
     if k == "melee_rolled":
-        mods = "".join(f" {_signed(v)} ({r})" for r, v in event["modifiers"])
+        mods = _modifiers(event["modifiers"])
         role = "attacking" if event["attacking"] else "defending"
         result = "takes a hit" if event["hit"] else "holds"
         return (f"{event['unit']} ({role} against {event['opponent']}): die {event['die']}{mods}"
@@ -565,7 +572,7 @@ def narrate(event: Event, state_before: GameState | None) -> str:
         return f"{event['unit']} is activated."
     if k == "attack_rolled":
         verb = ATTACK_VERBS[event["attack"]]
-        mods = "".join(f" {_signed(v)} ({r})" for r, v in event["modifiers"])
+        mods = _modifiers(event["modifiers"])
         result = "a hit" if event["hit"] else "a miss"
         return (f"{event['source']} {verb} {event['target']}: die {event['die']}{mods} = "
                 f"{event['total']}, needs {event['needed']}: {result}.")

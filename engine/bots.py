@@ -11,7 +11,7 @@ from typing import Protocol
 
 from warlog.engine.dice import SplitMix64
 from warlog.engine.game import Game, legal_orders
-from warlog.engine.rulesets import ohw_combat
+from warlog.engine.rulesets import density_combat, ohw_combat
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.scenario import Scenario
 from warlog.engine.state import GameState, Unit
@@ -26,6 +26,7 @@ from warlog.events.model import (
     MeleeOrder,
     MoveOrder,
     Order,
+    ReformOrder,
     RolesOrder,
     RouteOrder,
     ShootOrder,
@@ -187,6 +188,8 @@ class _Scoring:
             return self.formation_score(state, unit, order)
         if isinstance(order, RouteOrder):
             return self.move_score(state, unit, order)
+        if isinstance(order, ReformOrder):
+            return self.reform_score(state, unit)
         assert isinstance(order, MoveOrder)
         if order.attack is not None:
             target = state.units[order.attack]
@@ -205,6 +208,11 @@ class _Scoring:
 
     square_when = 3  # enemy cavalry this close: form square
 
+    def reform_score(self, state: GameState, unit: Unit) -> float:
+        """Bring figures back into the ranks (density) once they cost the die more than one:
+        a second figure out outweighs a cell's advance."""
+        return 2.0 * min(unit.disordered, 2)
+
     def attack_score(self, state: GameState, target: Unit, flank: bool) -> float:
         raise NotImplementedError
 
@@ -215,6 +223,8 @@ class _Scoring:
 def expected_shot(state: GameState, shooter: Unit, target: Unit) -> float:
     """Expected hits of a shot (exact over the die's faces), plus a little for a target already
     worn down (for ranking targets)."""
+    if state.rule_system == "density":  # One Hour Wargames' arithmetic, less the disorder
+        return density_combat.expected_shot(state, shooter, target) + target.hits / 10
     if state.rule_system != "ohw":  # one die that hits on hit_on or more
         return (7 - state.options.get("hit_on", 5)) / 6 * 3 + target.hits / 10
     period = load_table(state.rule_system)["periods"][state.period]
@@ -222,9 +232,17 @@ def expected_shot(state: GameState, shooter: Unit, target: Unit) -> float:
     return attack.expected(state.options["halving"]) + target.hits / 10
 
 
+def _combat_table(state: GameState):
+    """The period table whose rows give ranges and halvings: the game's own, or for the density
+    system the One Hour Wargames period it fights by (option combat)."""
+    if state.rule_system == "density":
+        return load_table("ohw")["periods"][state.options["combat"]]
+    return load_table(state.rule_system)["periods"][state.period]
+
+
 def _defensive_ground(state: GameState, cell) -> bool:
     """Whether ``cell`` would protect a unit defending on it (for the cautious bot)."""
-    period = load_table(state.rule_system)["periods"][state.period]
+    period = _combat_table(state)
     terrain = state.terrain.get(cell, "open")
     return any(h.get("defending") and terrain in h.get("terrain", ())
                for h in period.get("halvings", ()))
@@ -248,7 +266,7 @@ def _nearest(state: GameState, unit: Unit, cell) -> tuple[int, Unit | None]:
 
 
 def _is_shooter(state: GameState, unit: Unit) -> bool:
-    row = load_table(state.rule_system)["periods"][state.period]["units"][unit.type]
+    row = _combat_table(state)["units"][unit.type]
     return row.get("shoot_range", row.get("range", 0)) > 1
 
 

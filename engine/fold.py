@@ -57,11 +57,19 @@ def _options(event: Event, scenario_options: dict[str, Any]) -> dict[str, Any]:
 
 def initial_state(event: Event) -> GameState:
     """The state right after a game_started event."""
+    from warlog.engine.rulesets.tables import load_table
+
     scenario = scenario_from_dict(event["scenario"], source=f"game {event['game']}")
+    rows = load_table(event["rule_system"])["periods"][event["period"]]["units"]
+
+    def formation(spec) -> str | None:  # as placed, else the first its type takes (napoleonic)
+        taken = rows.get(spec.type, {}).get("formations") or (None,)
+        return spec.formation or taken[0]
+
     units = {
         spec.id: Unit(id=spec.id, side=spec.side, type=spec.type, cell=tuple(spec.cell),
                       facing=spec.facing, name=spec.name, quality=spec.quality,
-                      formation=spec.formation, density=spec.density)
+                      formation=formation(spec), density=spec.density)
         for spec in scenario.units
     }
     return GameState(
@@ -92,6 +100,12 @@ def _phase_started(state: GameState, e: Event) -> None:
     state.offers = []  # an advance is taken in the phase it is won, or not at all
     if e["phase"] == "movement":  # a new player turn: its units may act again
         state.spotted = []
+        for u in state.units.values():
+            if u.side == e["side"]:
+                u.acted = u.moved = u.shot = u.reformed = False
+                u.attacked = None
+                u.moved_cells = 0
+    elif e["phase"] == "actions":  # density: each unit of the side takes one action again
         for u in state.units.values():
             if u.side == e["side"]:
                 u.acted = u.moved = u.shot = u.reformed = False
@@ -135,6 +149,8 @@ def _unit_moved(state: GameState, e: Event) -> None:
     u.moved = True
     u.moved_cells += len(e["path"])
     state.offers = [o for o in state.offers if o[0] != u.id]
+    if state.phase == "melee":  # napoleonic.advance: a unit that advances may fight again
+        u.fought = False
     if state.active == u.id:
         state.active_moved += len(e["path"])
 
@@ -155,12 +171,16 @@ def _attack_rolled(state: GameState, e: Event) -> None:
     _unit(state, e, "target")
     if e["attack"] == "strike_back":
         return
+    if e["attack"] == "artillery":  # napoleonic: a battery, and the cell it fired at
+        source.fired = True
+        source.aimed, source.aimed_turn = state.units[e["target"]].cell, e["turn"]
+        return
+    if e["attack"] == "musketry":  # napoleonic: once a turn, and no bar to a melee after it
+        source.shot = True
+        return
     source.fought = True
     if e["attack"] == "melee":
         source.charged = e["target"]
-    elif e["attack"] == "artillery":  # napoleonic: a battery, and the cell it fired at
-        source.fired = True
-        source.aimed, source.aimed_turn = state.units[e["target"]].cell, e["turn"]
     else:
         source.shot = True
         if e["attack"] == "pila":
@@ -378,8 +398,9 @@ def replay(events: Iterable[Event], upto: int | None = None, *, check: bool = Tr
 
 
 class Timeline:
-    """Random access to the state after any event, for scrubbing: a snapshot at every turn
-    start, then a short fold from the nearest snapshot."""
+    """Random access to the state after any event, for scrubbing: a snapshot at the end of
+    every turn (its state_checksum, which every rule system writes) and at every phase, then a
+    short fold from the nearest snapshot."""
 
     def __init__(self, events: Sequence[Event]) -> None:
         self.events = list(events)
@@ -387,7 +408,7 @@ class Timeline:
         state: GameState | None = None
         for i, event in enumerate(self.events):
             state = evolve(state, event)
-            if i == 0 or (event["kind"] == "phase_started" and event["phase"] == "movement"):
+            if i == 0 or event["kind"] in ("phase_started", "state_checksum"):
                 self._snapshots.append((i, state.copy()))
         self.final = state
 

@@ -32,6 +32,7 @@ class Rule:
     interpretation: bool = False
     option: str | None = None
     note: str | None = None
+    short: str | None = None  # a modifier's few words for the arithmetic ("in line")
 
     @property
     def citation(self) -> str:

@@ -13,8 +13,9 @@ from warlog.engine.rulesets.tables import load_table, option_specs, periods, sys
 
 HEADER = """# Rules reference
 
-Generated from the rule catalogue (`engine/rulesets/rules.toml`) and the rule systems' tables
-(`engine/rulesets/ohw.toml`, `portable.toml`, `frontier.toml`) by `warlog rules --markdown > docs/rules.md`; do not edit by hand.
+Generated from the rule catalogue (`engine/rulesets/rules.toml` and each system's `rules_*.toml`)
+and the rule systems' tables (`engine/rulesets/ohw.toml`, `portable.toml`, `frontier.toml`,
+`density.toml`, ...) by `warlog rules --markdown > docs/rules.md`; do not edit by hand.
 Events cite these ids; `warlog log --rules` and the dashboard show the same texts.
 
 A rule marked **interpretation** is warlog's reading where the source is silent, ambiguous or cut
@@ -37,7 +38,8 @@ def _rule(rule: Rule) -> list[str]:
 
 
 SYSTEM_TITLES = {"ohw": "One Hour Wargames", "portable": "The Portable Wargame: Ancient Battles",
-                 "frontier": "Frontier (Joseph Morschauser)"}
+                 "frontier": "Frontier (Joseph Morschauser)",
+                 "density": "Ancient battles with formation density"}
 
 
 def _in_order() -> list[str]:
@@ -64,10 +66,15 @@ def _units_line(table) -> str:
                     f"{r['shoot_modifier']:+d}, {r.get('melee_modifier', 0):+d})")
         if "strength" in r:
             return f"{name} (move {r['move'] or '-'}, strength {r['strength']}, range {r['range']})"
+        if "when" in r:  # density: a One Hour Wargames type, fielded under some options
+            when = "; ".join(f"{k} {', '.join(v)}" for k, v in r["when"].items())
+            return f"{name} ({when})"
         return f"{name} ({r['sp']} SP, move {r['move']}, range {r['range'] or '-'})"
     rows = list(table["units"].values())
     what = ("class, move, range, shooting and melee modifiers" if "shoot_range" in rows[0]
-            else "move, strength, range" if "strength" in rows[0] else "strength points, move, range")
+            else "move, strength, range" if "strength" in rows[0]
+            else "the option values that field them; move from density" if "when" in rows[0]
+            else "strength points, move, range")
     return f"Units ({what}): " + "; ".join(row(n, r) for n, r in table["units"].items()) + "."
 
 

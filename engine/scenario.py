@@ -316,16 +316,29 @@ def _check_year(s: Scenario, period: Any) -> None:
         raise _Invalid("year", f"{s.year} is outside {period['name']} ({span[0]}-{span[1]})")
 
 
+def _fielded(s: Scenario, row: Any) -> bool:
+    """Whether a unit type exists under the scenario's options: ``option`` (a switch that must
+    be on) and ``when`` (option -> the values under which the type exists)."""
+    return ("option" not in row or s.options.get(row["option"]) is True) and all(
+        s.options.get(name) in values for name, values in row.get("when", {}).items())
+
+
 def _check_type(s: Scenario, period: Any, field: str, unit_type: str) -> None:
     row = period["units"].get(unit_type)
     if row is None:
-        known = ", ".join(t for t, r in period["units"].items() if "option" not in r
-                          or s.options.get(r["option"]))
+        known = ", ".join(t for t, r in period["units"].items() if _fielded(s, r))
         raise _Invalid(field, f"{period['name']} has no unit type {unit_type!r}; known: {known}")
     if "option" in row and s.options.get(row["option"]) is not True:
         rule = f"{s.rule_system}.{s.period}.{row['option']}"
         raise _Invalid(field, f"{unit_type} need the optional rule: set options.{row['option']} "
                               f"= true ({rule})")
+    for name, values in row.get("when", {}).items():
+        if s.options.get(name) not in values:
+            known = ", ".join(t for t, r in period["units"].items() if _fielded(s, r))
+            rule = _tables().load_table(s.rule_system)["options"][name]["rule"]
+            raise _Invalid(field, f"{unit_type} are fielded only with options.{name} = "
+                                  f"{' or '.join(values)}, not {s.options.get(name)!r} "
+                                  f"({rule}); with it: {known}")
 
 
 def _check_entry(s: Scenario, table: Any, field: str, cell: tuple[int, int], types: list[str],
@@ -345,8 +358,7 @@ def _check_entry(s: Scenario, table: Any, field: str, cell: tuple[int, int], typ
 def _check_armies(s: Scenario, table: Any, occupant: dict[tuple[int, int], str]) -> None:
     sizes = table.get("army", {}).get("sizes", ())
     period = table["periods"][s.period]
-    types = [t for t, r in period["units"].items()
-             if "option" not in r or s.options.get(r["option"])]
+    types = [t for t, r in period["units"].items() if _fielded(s, r)]
     for side, army in s.armies.items():
         at = f"armies.{side}"
         if side not in SIDES:
@@ -412,6 +424,7 @@ def _check_units(s: Scenario, table: Any) -> None:
     facings = FACINGS[s.grid.kind]
     first_index: dict[str, int] = {}
     occupant: dict[tuple[int, int], str] = {}
+    shared: set[tuple[int, int]] = set()  # cells a commander already shares with a friend
     for i, unit in enumerate(s.units):
         at = f"units[{i}]"
         if unit.id in first_index:
@@ -437,9 +450,11 @@ def _check_units(s: Scenario, table: Any) -> None:
         _check_cell(s, f"{at}.cell", unit.cell)
         stacks = period.get("stack", ())  # types that may share a cell with a friend (commanders)
         other = occupant.get(unit.cell)
-        if other is not None and not _may_share(s, stacks, unit, other):
+        if other is not None and (unit.cell in shared or not _may_share(s, stacks, unit, other)):
             problem = f"{unit.cell} is already occupied by {other}"
             raise _Invalid(f"{at}.cell", problem)
+        if other is not None:
+            shared.add(unit.cell)
         occupant.setdefault(unit.cell, unit.id)
         _check_entry(s, table, f"{at}.cell", unit.cell, [unit.type], "")
     _check_armies(s, table, occupant)

@@ -12,10 +12,12 @@ from warlog.engine.state import GameState
 TERRAIN_MARK = {
     "open": " . ", "woods": " ♣ ", "village": " ▲ ", "hill": " ^ ", "marsh": " ≈ ",
     "lake": " o ", "river": " ~ ", "ford": " f ", "bridge": " = ", "road": " - ",
+    "fortification": " # ", "stream": " : ", "field": " , ", "hedge": " | ",
 }
 TERRAIN_STYLE = {
     "woods": "green", "village": "yellow", "hill": "bright_black", "marsh": "cyan",
     "lake": "blue", "river": "blue", "ford": "cyan", "bridge": "white", "road": "white",
+    "fortification": "magenta", "stream": "cyan", "field": "yellow", "hedge": "green",
 }
 ARROW = {"E": "→", "W": "←", "N": "↑", "S": "↓", "NE": "↗", "NW": "↖", "SW": "↙", "SE": "↘"}
 SIDE_STYLE = {"red": "bold red", "blue": "bold blue"}

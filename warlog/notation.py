@@ -7,6 +7,8 @@
     shoot UNIT TARGET
     face UNIT ENEMY                  (turn to face an enemy that attacked in flank or rear)
     square UNIT | line UNIT          (form square, or leave it: Horse & Musket's optional square)
+    column UNIT | limbered UNIT | unlimbered UNIT   (Napoleonic formations)
+    reform UNIT                      (density: figures out of formation rejoin)
     defend SIDE                      (the roll-off winner names the defender: Machine Age trenches)
     barrage UNIT [UNIT ...]          (the attacker names the barrage's targets)
     melee UNIT TARGET                (the Portable Wargame: a melee attack on an adjacent enemy)
@@ -31,6 +33,7 @@ from warlog.events.model import (
     MeleeOrder,
     MoveOrder,
     Order,
+    ReformOrder,
     RolesOrder,
     RouteOrder,
     ShootOrder,
@@ -39,8 +42,11 @@ from warlog.events.model import (
 
 USAGE = ("move UNIT FACING [DISTANCE] [then FACING] [attack ENEMY] | turn UNIT FACING | "
          "route UNIT C,R ... then FACING | shoot UNIT TARGET | face UNIT ENEMY | square UNIT | "
-         "line UNIT | defend SIDE | barrage UNIT ... | melee UNIT TARGET | retreat UNIT | "
+         "line UNIT | column UNIT | limbered UNIT | unlimbered UNIT | reform UNIT | defend SIDE | barrage UNIT ... | melee UNIT TARGET | retreat UNIT | "
          "lose UNIT | bombard UNIT C,R | fight TARGET [advance] | end")
+
+
+FORMATIONS = ("square", "line", "column", "limbered", "unlimbered")
 
 
 class NotationError(ValueError):
@@ -72,8 +78,10 @@ def parse_order(words: list[str]) -> Order:
         return MeleeOrder(unit=args[0], target=args[1])
     if verb in ("retreat", "lose") and len(args) == 1:
         return HitChoiceOrder(unit=args[0], choice=verb)
-    if verb in ("square", "line") and len(args) == 1:
+    if verb in FORMATIONS and len(args) == 1:
         return FormationOrder(unit=args[0], formation=verb)
+    if verb == "reform" and len(args) == 1:
+        return ReformOrder(unit=args[0])
     if verb == "defend" and len(args) == 1 and args[0].lower() in ("red", "blue"):
         return RolesOrder(defender=args[0].lower())
     if verb == "barrage" and args:
@@ -116,6 +124,8 @@ def format_order(order: Order) -> str:
         return f"route {order.unit} {cells} then {order.facing}".replace("  ", " ")
     if isinstance(order, FormationOrder):
         return f"{order.formation} {order.unit}"
+    if isinstance(order, ReformOrder):
+        return f"reform {order.unit}"
     if isinstance(order, MeleeOrder):
         return f"melee {order.unit} {order.target}"
     if isinstance(order, BombardOrder):

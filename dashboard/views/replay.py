@@ -368,9 +368,12 @@ def main() -> None:
     state = tl.state_at(shown)
     board_column, narrative = st.columns([3, 2])
     with board_column:
-        st.caption(f"{'Before the answer' if hidden else 'After this step'}: turn {state.turn} · {state.side or '—'} {state.phase or ''}"
-                   f" · circles show {'strength points left' if get_ruleset(state.rule_system).measure == 'strength' else 'hits taken'}, triangles the facing; rings mark period state "
-                   "(square, out of ammunition, trench, hull-down, spotted), named in the legend")
+        counted = ("strength points left" if get_ruleset(state.rule_system).measure == "strength"
+                   else "hits taken")
+        st.caption(f"{'Before the answer' if hidden else 'After this step'}: turn {state.turn} · "
+                   f"{state.side or '—'} {state.phase or ''} · circles show {counted}, triangles "
+                   "the facing; rings mark period state (square, column, limbered, out of "
+                   "formation, out of ammunition, trench, hull-down, spotted), named in the legend")
         marks = analysis.highlights(events[step.first : shown + 1], state)
         selected = unit_picker(state)
         st.plotly_chart(board.board_figure(state, highlight=marks, selected=selected), key="board",

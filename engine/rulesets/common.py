@@ -6,10 +6,13 @@ Each takes the rule id to cite, so a system keeps its own rules while the proced
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from warlog.engine.flow import Context
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.state import GameState, other_side
 from warlog.events import model
+from warlog.events.model import HitChoiceOrder
 
 SIDES = ("red", "blue")
 
@@ -65,6 +68,79 @@ def objectives_held(state: GameState) -> dict[str, int]:
         if unit is not None:
             held[unit.side] += 1
     return held
+
+
+def settles_choice(state: GameState, order, rule: str) -> bool:
+    """The hit table's owed choice (``state.pending``) comes before any other order: True when
+    ``order`` is the choice owed now; IllegalOrder (citing ``rule``) for any other order while
+    one is owed, or for a choice nobody owes; False when nothing is owed."""
+    if state.pending:
+        owed = state.pending[0]
+        if not isinstance(order, HitChoiceOrder) or order.unit != owed["unit"]:
+            raise IllegalOrder(rule, f"{owed['side']} must first choose for {owed['unit']}: "
+                                     "retreat or lose a strength point")
+        return True
+    if isinstance(order, HitChoiceOrder):
+        raise IllegalOrder(rule, f"no choice is owed for {order.unit}")
+    return False
+
+
+def owed_choices(state: GameState, unit: str | None) -> list | None:
+    """While a hit choice is owed, the only legal orders are its two answers (none for any
+    other unit); None when nothing is owed."""
+    if not state.pending:
+        return None
+    owed = state.pending[0]
+    if unit not in (None, owed["unit"]):
+        return []
+    return [HitChoiceOrder(unit=owed["unit"], choice=c) for c in ("retreat", "lose")]
+
+
+def shortest_routes(grid, start, reach: int, step_ok, stops) -> Iterator[tuple]:
+    """One shortest route (at most ``reach`` cells) to every cell a unit can end its move on,
+    breadth first in facing order, so the same route every time. ``step_ok(prev, cell, first,
+    last)`` judges one step (the referee's own judge); a route does not go on from a cell in
+    ``stops`` (contact with an enemy)."""
+    frontier, seen = [(start, ())], {start}
+    while frontier:
+        nxt = []
+        for cell, path in frontier:
+            if len(path) >= reach:
+                continue
+            for n in grid.neighbours(cell):
+                if n in seen:
+                    continue
+                ends = step_ok(cell, n, not path, True)
+                passes = step_ok(cell, n, not path, False)
+                if not (ends or passes):
+                    continue
+                seen.add(n)
+                route = (*path, n)
+                if ends:
+                    yield route
+                if passes and n not in stops:
+                    nxt.append((n, route))
+        frontier = nxt
+
+
+def ground_problem(state: GameState, unit, prev, cell, impassable, entry,
+                   rule: str) -> IllegalOrder | None:
+    """Why one step of a route, ``prev`` to ``cell``, fails on the ground alone: not adjacent,
+    off the board, impassable terrain (``rule``: a river only at fords and bridges), or terrain
+    only some types enter (``entry``: kind -> types)."""
+    if state.grid.distance(prev, cell) != 1:
+        return IllegalOrder("grid.adjacent", f"{cell} is not next to {prev}: a route goes from "
+                                             "cell to adjacent cell")
+    if not state.grid.contains(cell):
+        return IllegalOrder("grid.cells", f"{unit.id} would leave the board at {cell}")
+    terrain = state.terrain.get(cell, "open")
+    if terrain in impassable:
+        return IllegalOrder(rule, f"{cell} is {terrain}: impassable (a river only at a ford or "
+                                  "a bridge)")
+    if terrain in entry and unit.type not in entry[terrain]:
+        return IllegalOrder(rule, f"{unit.type} may not enter {terrain} (only "
+                                  f"{', '.join(entry[terrain])})")
+    return None
 
 
 def accepts(ruleset, state: GameState, order) -> bool:

@@ -284,6 +284,9 @@ class OneHourWargames:
             raise IllegalOrder("ohw.turn", f"{period['name']} units have no formations")
         if not state.options.get("square"):
             raise IllegalOrder(rule, "the optional square is not in play (options.square)")
+        if order.formation not in ("square", "line"):
+            raise IllegalOrder(rule, f"{period['name']} infantry forms square or line, not "
+                                     f"{order.formation}")
         if unit.type not in period["square"]:
             raise IllegalOrder(rule, f"only {' and '.join(period['square'])} may form square")
         if order.formation == "square" and ohw_combat.after_split(state, period):

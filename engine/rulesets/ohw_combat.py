@@ -89,38 +89,43 @@ def halvings(state: GameState, period: Mapping[str, Any], attack: str, source: U
     return tuple(out)
 
 
-def shooting(state: GameState, period: Mapping[str, Any], shooter: Unit, target: Unit) -> Attack:
+def shooting(state: GameState, period: Mapping[str, Any], shooter: Unit, target: Unit, *,
+             p: str | None = None) -> Attack:
+    """``p``: the One Hour Wargames period whose rules are cited, when the game's own period is
+    not one (the density system borrows a period's arithmetic, option combat)."""
+    p = p or state.period
     row = unit_row(state, period, shooter.type)
     modifier = row["shoot_modifier"] + row.get("shoot_vs", {}).get(target.type, 0)
-    rules = [f"ohw.{state.period}.shooting", *_year_rules(state, period, row, "shoot_modifier"),
-             *_option_rules(state, period, shooter, target)]
+    rules = [f"ohw.{p}.shooting", *_year_rules(state, period, row, "shoot_modifier", p),
+             *_option_rules(state, period, p, shooter, target)]
     return Attack(modifier, False, halvings(state, period, "shooting", shooter, target),
                   tuple(rules))
 
 
 def _year_rules(state: GameState, period: Mapping[str, Any], row: Mapping[str, Any],
-                key: str) -> list[str]:
+                key: str, p: str) -> list[str]:
     """The rules behind a value that depends on the battle's year (rifles after 1860, ...)."""
     if "after" not in row or key not in row["after"]:
         return []
-    p = state.period
     return [f"ohw.{p}.year"] + ([f"ohw.{p}.rifles"] if key == "shoot_modifier"
                                  and after_split(state, period) else [])
 
 
-def _option_rules(state: GameState, period: Mapping[str, Any], *units: Unit) -> list[str]:
+def _option_rules(state: GameState, period: Mapping[str, Any], p: str, *units: Unit) -> list[str]:
     """The optional rule that brought a unit type into play (Machine Age tanks)."""
-    return list(dict.fromkeys(f"ohw.{state.period}.{period['units'][u.type]['option']}"
+    return list(dict.fromkeys(f"ohw.{p}.{period['units'][u.type]['option']}"
                               for u in units if "option" in period["units"][u.type]))
 
 
-def melee(state: GameState, period: Mapping[str, Any], attacker: Unit, target: Unit) -> Attack:
+def melee(state: GameState, period: Mapping[str, Any], attacker: Unit, target: Unit, *,
+          p: str | None = None) -> Attack:
     """``attacker`` is the unit rolling (the phasing one); the target is defending when it is the
-    one that was attacked in this melee."""
+    one that was attacked in this melee. ``p`` as for :func:`shooting`."""
+    p = p or state.period
     row = unit_row(state, period, attacker.type)
     doubled = state.grid.aspect(target.cell, target.facing, attacker.cell) != "front"
     defending = (attacker.id, target.id) in state.melees
-    rules = [f"ohw.{state.period}.melee", *_year_rules(state, period, row, "melee_modifier")]
+    rules = [f"ohw.{p}.melee", *_year_rules(state, period, row, "melee_modifier", p)]
     rules += ["ohw.melee.flank"] if doubled else []
     return Attack(row.get("melee_modifier", 0), doubled,
                   halvings(state, period, "melee", attacker, target, defending=defending),

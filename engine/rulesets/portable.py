@@ -98,14 +98,8 @@ class PortableWargame:
     def check(self, state: GameState, order: Order) -> None:
         if state.ended:
             raise IllegalOrder("portable.victory", "the battle is over")
-        if state.pending:
-            owed = state.pending[0]
-            if not isinstance(order, HitChoiceOrder) or order.unit != owed["unit"]:
-                raise IllegalOrder("portable.hit_table", f"{owed['side']} must first choose for "
-                                   f"{owed['unit']}: retreat or lose a strength point")
+        if common.settles_choice(state, order, "portable.hit_table"):
             return
-        if isinstance(order, HitChoiceOrder):
-            raise IllegalOrder("portable.hit_table", f"no choice is owed for {order.unit}")
         if isinstance(order, EndPhaseOrder):
             return
         if not isinstance(order, UNIT_ORDERS):
@@ -342,11 +336,9 @@ class PortableWargame:
     def legal_orders(self, state: GameState, unit: str | None = None) -> list[Order]:
         if state.ended or state.phase is None or state.phase in self.automatic_phases:
             return []
-        if state.pending:
-            owed = state.pending[0]
-            if unit not in (None, owed["unit"]):
-                return []
-            return [HitChoiceOrder(unit=owed["unit"], choice=c) for c in ("retreat", "lose")]
+        choices = common.owed_choices(state, unit)
+        if choices is not None:
+            return choices
         units = [state.units[unit]] if unit is not None else state.alive(state.side)
         orders: list[Order] = []
         for u in units:
@@ -387,28 +379,11 @@ class PortableWargame:
         """One shortest route to every cell the unit can end its move on (breadth first, in
         facing order, so the same route every time). Each step is judged once, by the same
         judge as the referee's walk."""
-        move = self.row(state, u)["move"]
         judge = _Steps(state, u, self.table)
-        frontier, seen = [(u.cell, ())], {u.cell}
-        while frontier:
-            nxt = []
-            for cell, path in frontier:
-                if len(path) >= move:
-                    continue
-                for n in state.grid.neighbours(cell):
-                    if n in seen:
-                        continue
-                    ends = judge.problem(cell, n, last=True) is None
-                    passes = judge.problem(cell, n, last=False) is None
-                    if not (ends or passes):
-                        continue
-                    seen.add(n)
-                    route = (*path, n)
-                    if ends:
-                        yield route
-                    if passes and n not in judge.contact:
-                        nxt.append((n, route))
-            frontier = nxt
+        return common.shortest_routes(
+            state.grid, u.cell, self.row(state, u)["move"],
+            lambda prev, cell, first, last: judge.problem(prev, cell, last=last) is None,
+            judge.contact)
 
 
 class _Steps:
@@ -426,18 +401,10 @@ class _Steps:
     def problem(self, prev: Cell, cell: Cell, *, last: bool) -> IllegalOrder | None:
         """Why the unit may not step from ``prev`` into ``cell`` (``last``: and stop there)."""
         s, unit = self.state, self.unit
-        if s.grid.distance(prev, cell) != 1:
-            return IllegalOrder("grid.adjacent", f"{cell} is not next to {prev}: a route goes "
-                                                 "from cell to adjacent cell")
-        if not s.grid.contains(cell):
-            return IllegalOrder("grid.cells", f"{unit.id} would leave the board at {cell}")
-        terrain = s.terrain.get(cell, "open")
-        if terrain in self.impassable:
-            return IllegalOrder("portable.terrain", f"{cell} is {terrain}: impassable (a river "
-                                                    "only at a ford or a bridge)")
-        if terrain in self.entry and unit.type not in self.entry[terrain]:
-            return IllegalOrder("portable.terrain", f"{unit.type} may not enter {terrain} "
-                                                    f"(only {' and '.join(self.entry[terrain])})")
+        problem = common.ground_problem(s, unit, prev, cell, self.impassable, self.entry,
+                                        "portable.terrain")
+        if problem is not None:
+            return problem
         occupant = self.occupant.get(cell)
         if occupant is not None and occupant.side != unit.side:
             return IllegalOrder("grid.cells", f"{cell} is held by enemy {occupant.id}")

@@ -10,7 +10,7 @@ table: 1-3 loses a strength point, 4-6 its owner chooses to retreat a cell or lo
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from warlog.engine.flow import Context
@@ -108,23 +108,26 @@ def retreat_cell(state: GameState, unit: Unit, attacker: Unit, table: Mapping[st
     return best
 
 
-def take_hit(ctx: Context, unit: Unit, attacker: Unit, table: Mapping[str, Any]) -> None:
+def take_hit(ctx: Context, unit: Unit, attacker: Unit, table: Mapping[str, Any], *,
+             rule: str = "portable.hit_table", lose: Callable[[Unit], None] | None = None) -> None:
     """portable.hit_table: 1-3 lose a strength point; 4-6 the owner chooses (an order), unless
-    the unit cannot retreat."""
-    die = ctx.roll("hit table", "portable.hit_table", unit.id)
+    the unit cannot retreat. Another system using the same table names its own ``rule`` and
+    how it takes the loss (``lose``)."""
+    lose = lose or (lambda u: lose_strength(ctx, u, table))
+    die = ctx.roll("hit table", rule, unit.id)
     if die <= 3:
         ctx.emit(model.HitTaken, unit=unit.id, attacker=attacker.id, die=die, outcome="lose",
-                 rules=("portable.hit_table",))
-        lose_strength(ctx, ctx.state.units[unit.id], table)
+                 rules=(rule,))
+        lose(ctx.state.units[unit.id])
         return
     cell = retreat_cell(ctx.state, unit, attacker, table)
     if cell is None:
         ctx.emit(model.HitTaken, unit=unit.id, attacker=attacker.id, die=die,
-                 outcome="lose_no_retreat", rules=("portable.hit_table",))
-        lose_strength(ctx, ctx.state.units[unit.id], table)
+                 outcome="lose_no_retreat", rules=(rule,))
+        lose(ctx.state.units[unit.id])
         return
     ctx.emit(model.HitTaken, unit=unit.id, attacker=attacker.id, die=die, outcome="choose",
-             retreat_to=cell, rules=("portable.hit_table",))
+             retreat_to=cell, rules=(rule,))
 
 
 def lose_strength(ctx: Context, unit: Unit, table: Mapping[str, Any]) -> None:

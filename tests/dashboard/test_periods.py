@@ -27,6 +27,10 @@ STATE_GAMES = {
     "machine-age-trench-cells-hex": ("in a trench", None),
     "ww2-hull-down-hex": ("hull-down", None),
     "ww2-spotting-hex": ("spotted", None),
+    "napoleonic-formations-square": ("column", None),
+    "napoleonic-artillery-limber-square": ("limbered", None),
+    "napoleonic-melee-square": ("square", None),
+    "density-friends-turn-reform-hex": ("out of formation", None),
 }
 
 

@@ -24,6 +24,10 @@ PERIOD_EVENTS = {
     "ww2": {"enemies_spotted", "unit_removed"},
     "ancient_battles": {"initiative_won", "attack_rolled", "strength_lost", "unit_retreated"},
     "frontier": {"initiative_won", "shell_landed", "unit_marked", "unit_removed"},
+    "napoleonic": {"attack_rolled", "formation_changed", "hit_taken", "strength_lost",
+                   "unit_retreated"},
+    "density": {"disorder_tested", "unit_reformed", "melee_joined", "hits_inflicted",
+                "unit_removed"},
 }
 EVERY_PERIOD = [period for system in systems() for period in periods(system)]
 

@@ -20,6 +20,7 @@ from warlog.events.model import (
     HitChoiceOrder,
     MeleeOrder,
     MoveOrder,
+    ReformOrder,
     RolesOrder,
     RouteOrder,
     ShootOrder,
@@ -58,10 +59,13 @@ def every_conceivable_order(state):
                     if e.side != u.side:
                         yield MoveOrder(unit=u.id, facing=f, distance=d, attack=e.id)
             yield RouteOrder(unit=u.id, facing=f)
+            for n in grid.neighbours(u.cell):  # a single step (napoleonic.advance, too)
+                yield RouteOrder(unit=u.id, path=(n,), facing=f)
         for path in _paths(state, u):
             yield from (RouteOrder(unit=u.id, path=path, facing=f) for f in grid.facings)
-        for formation in ("square", "line"):
+        for formation in ("square", "line", "column", "limbered", "unlimbered"):
             yield FormationOrder(unit=u.id, formation=formation)
+        yield ReformOrder(unit=u.id)
         for cell in grid.cells():
             if grid.distance(u.cell, cell) <= 10:
                 yield BombardOrder(unit=u.id, cell=cell)
@@ -76,10 +80,11 @@ def _paths(state, u):
     """Every route of up to 6 cells that the referee accepts with some facing, for the
     free-turning systems. A prefix is extended when every facing would be accepted there (a
     Frontier stop in front of an enemy, which fixes the facing, cannot be passed) or when only
-    a friend on the last cell stops it (where friends may be passed through)."""
+    a friend on the last cell stops it (where friends may be passed through); for density also
+    when some facing is accepted (turning there only spends allowance)."""
     ruleset = get_ruleset(state.rule_system)
     free = state.rule_system != "ohw" or ruleset.period(state)["turning"] == "free"
-    if state.phase not in ("movement", "activation") or not free:
+    if state.phase not in ("movement", "activation", "actions") or not free:
         return
     todo = [()]
     while todo:
@@ -100,7 +105,8 @@ def _paths(state, u):
             if any(v is None for v in verdicts):
                 yield route
             passable = all(v is None for v in verdicts) or any(
-                v is not None and "occupied" in v.message for v in verdicts)
+                v is not None and "occupied" in v.message for v in verdicts) or (
+                state.rule_system == "density" and any(v is None for v in verdicts))
             if passable and len(route) < 6:
                 todo.append(route)
 

@@ -53,8 +53,8 @@ GOLDEN_DIR = Path(__file__).resolve().parent
 _CASE_KEYS = {"name", "why", "rules", "known_bug", "scenario", "steps", "expect", "opening_dice"}
 _STEP_KEYS = {"order", "dice", "illegal"}
 _EXPECT_KEYS = {"units", "ended", "winner", "melees", "defender", "trenches", "spotted"}
-_UNIT_KEYS = {"id", "cell", "facing", "hits", "removed", "out_of_ammo", "formation"}
-_UNIT_VALUES = ("cell", "facing", "hits", "removed", "out_of_ammo", "formation")
+_UNIT_KEYS = {"id", "cell", "facing", "hits", "removed", "out_of_ammo", "formation", "disordered"}
+_UNIT_VALUES = ("cell", "facing", "hits", "removed", "out_of_ammo", "formation", "disordered")
 
 
 class GoldenError(AssertionError):
@@ -218,7 +218,7 @@ def check_expect(case: Case, game: Game) -> list[str]:
             continue
         got = {"cell": list(unit.cell), "facing": unit.facing, "hits": unit.hits,
                "removed": unit.removed, "out_of_ammo": unit.out_of_ammo,
-               "formation": unit.formation}
+               "formation": unit.formation, "disordered": unit.disordered}
         for key in _UNIT_VALUES:
             if key not in want:
                 continue

@@ -145,10 +145,12 @@ def exhausted_turns(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
 
 def expected_hits(event: Event, mode: str = "each", sides: int = 6) -> float:
     """What the attack of a hits_inflicted event gives on average over every face of the die,
-    with the event's own modifier, doubling and halvings (the same rounding as the rules)."""
+    with the event's own modifier, doubling and halvings (the same rounding as the rules), and
+    what figures out of formation take off the die (density)."""
     total = 0
     for face in range(1, sides + 1):
-        value = max(0, face + event["modifier"]) * (2 if event["doubled"] else 1)
+        value = max(0, face + event.get("disorder", 0) + event["modifier"])
+        value *= 2 if event["doubled"] else 1
         total += halve(value, len(event["halvings"]), mode)
     return total / sides
 
@@ -397,6 +399,14 @@ def notes_by_step(events: Sequence[Event], steps: Sequence[Step]) -> dict[int, l
 # -- period state on the board ------------------------------------------------------------------
 
 
+def system_name(state: GameState) -> str:
+    """The rule system and period in words: "ohw ancients", or "frontier" where they share
+    a name."""
+    if state.period == state.rule_system:
+        return state.rule_system
+    return f"{state.rule_system} {state.period}"
+
+
 def unit_status(state: GameState, unit: Any) -> list[str]:
     """What a player should see on a unit beyond its hits and facing, in the words of the
     period's rules: out of ammunition, in square or column, a battery limbered, figures out of
@@ -556,8 +566,8 @@ def narrate(event: Event, state_before: GameState | None) -> str:
         why = {"terrain": "crossing rough ground", "friends": "passing through friends",
                "turn": "turning in place"}[event["reason"]]
         if event["figures"]:
-            out = (f"below it: {event['figures']} figure{'s' * (event['figures'] != 1)} fall out "
-                   "of formation")
+            n = event["figures"]
+            out = f"below it: {n} figure{'s fall' if n != 1 else ' falls'} out of formation"
         else:
             out = "not below it: the ranks hold"
         return (f"{event['unit']} tests its order ({why}): die {event['die']} against density "

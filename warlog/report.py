@@ -126,7 +126,7 @@ def report_html(events: list[Event]) -> str:
 </head><body>
 <h1>{html.escape(scenario.title)}</h1>
 <p class="muted">{html.escape(scenario.description)}</p>
-<p>{sides} · {final.rule_system} {final.period} · {scenario.grid.kind} grid
+<p>{sides} · {analysis.system_name(final)} · {scenario.grid.kind} grid
 {scenario.grid.width}×{scenario.grid.height} · game <code>{html.escape(final.game)}</code></p>
 <p class="result">Result: {html.escape(result)}</p>
 <p class="muted">Options: {html.escape(options)}</p>

@@ -140,7 +140,7 @@ def header(tl, events: list[Event]) -> None:
                         + (f" ({players[side]})" if side in players else "") for side in names)
     year = f" · {scenario.year}" if scenario.year is not None else ""
     st.markdown(f"{sides} · {scenario.grid.kind} grid {scenario.grid.width}×{scenario.grid.height}"
-                f" · {final.rule_system} {final.period}{year} · game `{final.game}`")
+                f" · {analysis.system_name(final)}{year} · game `{final.game}`")
     st.caption("Options in force: " + options_text(final.options), help=(
         "Every interpretation and optional rule the game was played with, as recorded in its "
         "first event. ⚖️ marks an interpretation of the source; the Rules page explains each."))

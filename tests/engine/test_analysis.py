@@ -165,6 +165,8 @@ def test_expected_hits_uses_the_rules_rounding():
     assert analysis.expected_hits(melee) == pytest.approx(11.0)  # (3..8) * 2 -> mean 11
     weak = {"modifier": -2, "doubled": False, "halvings": []}
     assert analysis.expected_hits(weak) == pytest.approx((0 + 0 + 1 + 2 + 3 + 4) / 6)
+    disordered = {"modifier": 1, "disorder": -2, "doubled": False, "halvings": []}
+    assert analysis.expected_hits(disordered) == pytest.approx((0 + 1 + 2 + 3 + 4 + 5) / 6)
 
 
 def test_narrate_explains_the_arithmetic(river):

@@ -110,10 +110,9 @@ class Steps:
             crossing = " (cross it at a bridge or a ford)" if kind == "river" else ""
             return IllegalOrder("density.terrain", f"{cell} is {kind}: impassable{crossing}")
         if kind in self.terrain["close_order_barred"] and close_order(self.period, u):
-            return IllegalOrder("density.terrain", f"{u.type} (density {u.density}) may not enter "
-                                f"the {kind} at {cell}: it is barred to dense and close order "
-                                f"(density {self.period['close_order']} or more, "
-                                "density.close_order)")
+            return IllegalOrder("density.close_order", f"{u.type} (density {u.density}) may not "
+                                f"enter the {kind} at {cell}: it is barred to dense and close "
+                                f"order (density {self.period['close_order']} or more)")
         there = self.occupant.get(cell)
         if there is not None and there.side != u.side:
             return IllegalOrder("density.move", f"{cell} is held by enemy {there.id}: a move never "

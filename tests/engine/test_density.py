@@ -246,7 +246,7 @@ def test_villages_are_barred_to_close_order_and_tested_by_open_order():
     for density in (4, 6):
         game = density_game([("r", "red", "Infantry", (2, 2), "E", density), FAR_ENEMY],
                             terrain=terrain)
-        message = refused(game, route("r", (3, 2)), "density.terrain")
+        message = refused(game, route("r", (3, 2)), "density.close_order")
         assert f"density {density}" in message and "close order" in message
     game = density_game([("r", "red", "Infantry", (2, 2), "E", 3), FAR_ENEMY], terrain=terrain)
     events = game.play(route("r", (3, 2)), dice=ManualDice([2]))

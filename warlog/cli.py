@@ -20,16 +20,46 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Column, Table
 
+from typer.core import TyperGroup
+
 from warlog import __version__
 
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+# Usage errors: click's, or the copy of click that recent typers carry (found through the class
+# typer exports, so either works).
+_USAGE_ERRORS = tuple(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
+class _OneLineErrors(TyperGroup):
+    """Every user error, a mistyped option as much as a refused order, is one line on stderr
+    and exit code 1, whatever the command (click would box usage errors and exit 2)."""
+
+    def main(self, *args, standalone_mode: bool = True, **kwargs):
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except _USAGE_ERRORS as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # the help was printed: asked for
+                return 0 if not standalone_mode else sys.exit(0)
+            err.print(f"[red]error:[/red] {escape(exc.format_message())}")
+            code = 1
+        except typer.Abort:
+            err.print("[red]error:[/red] aborted")
+            code = 1
+        if not standalone_mode:
+            return code
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 app = typer.Typer(
+    cls=_OneLineErrors,
     help="Grid wargames as append-only event logs: simulate, show, verify, share and scrub them.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 DbOption = Annotated[
     Path,

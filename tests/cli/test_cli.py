@@ -185,7 +185,7 @@ def test_log_tells_the_game_with_its_rules(replay_file):
     assert turn_two and {r["turn"] for r in turn_two} == {2}
     text = run("log", str(replay_file), "--turn", "2", "--rules").output
     assert "ohw.turn: A game turn is the first player's turn" in text
-    assert run("log", str(replay_file), "--turn", "99", ok=False).exit_code == 2
+    assert run("log", str(replay_file), "--turn", "99", ok=False).exit_code == 1
 
 
 def test_a_tabletop_game_is_recorded_order_by_order(tmp_path):
@@ -198,7 +198,7 @@ def test_a_tabletop_game_is_recorded_order_by_order(tmp_path):
     refused = run("order", "ancients-river-crossing-1", "move", "r-inf-1", "E", "1", *db, ok=False)
     assert "already moved this turn (ohw.move.once)" in refused.output
     bad = run("order", "ancients-river-crossing-1", "fly", *db, ok=False)
-    assert bad.exit_code == 2 and "not an order" in bad.output
+    assert bad.exit_code == 1 and "not an order" in bad.output
     run("order", "ancients-river-crossing-1", "end", *db)
     no_die = run("order", "ancients-river-crossing-1", "shoot", "r-arc-1", "b-skm-1", *db, ok=False)
     assert "ohw.ancients.shooting" in no_die.output  # 9 cells: out of range, checked before dice
@@ -312,7 +312,7 @@ def test_army_rolls_on_the_table_and_refuses_what_it_does_not_have():
     for args, words in ((["--units", "5"], "3, 4, 6 units"), (["--period", "napoleonic"], "unknown period")):
         argv = ["army", "--period", "ancients", "--units", "3", *args]
         result = runner.invoke(app, argv)
-        assert result.exit_code == 2 and words in result.output and "Traceback" not in result.output
+        assert result.exit_code == 1 and words in result.output and "Traceback" not in result.output
 
 
 def test_rules_lists_the_portable_wargame_and_frontier():
@@ -327,7 +327,7 @@ def test_rules_prints_notes_and_interpretations_of_a_period():
     assert "ohw.horse_and_musket.regroup" in out and "Note:" in out and "yes" in out
     assert "ohw.ancients" not in out
     assert run("rules", "--markdown").output.startswith("# Rules reference")
-    assert runner.invoke(app, ["rules", "ohw.nothing"]).exit_code == 2
+    assert runner.invoke(app, ["rules", "ohw.nothing"]).exit_code == 1
 
 
 def test_show_says_how_far_each_army_is_from_exhaustion(replay_file):
@@ -350,7 +350,7 @@ def test_a_note_is_appended_kept_in_the_replay_and_verified(tmp_path):
     assert b'"kind":"note"' in path.read_bytes() and "OK" in run("verify", str(path)).output
     for args, words in ((["0", "x"], "no event 0"), (["40", "  "], "needs some text")):
         result = runner.invoke(app, ["note", game, *args, "--db", str(db)])
-        assert result.exit_code == 2 and words in result.output and "Traceback" not in result.output
+        assert result.exit_code == 1 and words in result.output and "Traceback" not in result.output
 
 
 def test_report_writes_one_self_contained_html_file(tmp_path, replay_file):
@@ -362,3 +362,19 @@ def test_report_writes_one_self_contained_html_file(tmp_path, replay_file):
     assert "ohw.shoot.roll" in page and "Exhaustion" in page and "Luck" in page
     result = runner.invoke(app, ["report", "nope.jsonl", "--out", str(out)])
     assert result.exit_code == 1 and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("argv", [
+    ["rules", "nosuch"],
+    ["show"],
+    ["games", "--bogus"],
+    ["show", "nosuch-game", "--db", "{db}"],
+    ["simulate", "ancients-river-crossing", "--seed", "abc"],
+])
+def test_every_user_error_is_one_line_and_exit_1(argv, tmp_path):
+    argv = [a.replace("{db}", str(tmp_path / "x.db")) for a in argv]
+    result = CliRunner().invoke(app, argv)
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == 1, result.output
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
+    assert "Traceback" not in result.output and "╭" not in result.output

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from typer.main import get_command
@@ -61,3 +63,17 @@ def test_the_repository_stands_alone():
         text = path.read_text("utf-8", errors="replace")
         offenders += [f"{path.relative_to(ROOT)}: {n}" for n in names if n in text]
     assert not offenders, offenders
+
+
+def test_the_readme_tabletop_example_runs_as_written(tmp_path):
+    """Every line of the README's tabletop block, run as it is written, in a fresh folder."""
+    block = README.split("Recording a game played on a real table", 1)[1]
+    block = block.split("```bash", 1)[1].split("```", 1)[0]
+    lines = [line.split("#")[0].strip() for line in block.strip().splitlines()]
+    warlog = Path(sys.executable).with_name("warlog")
+    for line in lines:
+        assert line.startswith("warlog ")
+        done = subprocess.run([str(warlog), *line.split()[1:]], cwd=tmp_path,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, f"{line}: {done.stderr}"
+    assert "5 hits" in done.stdout

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 from typer.main import get_command
+from typer.testing import CliRunner
 
 from warlog.cli import app
 from warlog.engine.rulesets.tables import load_table
@@ -65,15 +64,15 @@ def test_the_repository_stands_alone():
     assert not offenders, offenders
 
 
-def test_the_readme_tabletop_example_runs_as_written(tmp_path):
+def test_the_readme_tabletop_example_runs_as_written(tmp_path, monkeypatch):
     """Every line of the README's tabletop block, run as it is written, in a fresh folder."""
     block = README.split("Recording a game played on a real table", 1)[1]
     block = block.split("```bash", 1)[1].split("```", 1)[0]
     lines = [line.split("#")[0].strip() for line in block.strip().splitlines()]
-    warlog = Path(sys.executable).with_name("warlog")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("WARLOG_DB", raising=False)
     for line in lines:
         assert line.startswith("warlog ")
-        done = subprocess.run([str(warlog), *line.split()[1:]], cwd=tmp_path,
-                              capture_output=True, text=True)
-        assert done.returncode == 0, f"{line}: {done.stderr}"
-    assert "5 hits" in done.stdout
+        done = CliRunner().invoke(app, line.split()[1:])
+        assert done.exit_code == 0, f"{line}: {done.output}"
+    assert "5 hits" in done.output

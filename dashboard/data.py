@@ -15,6 +15,10 @@ Why it is shaped this way:
   they live as long as the cache, and a full collection need not walk them on every rerun.
 * ``parse_upload`` has no Streamlit in it: the page shows its ReplayError with ``st.error``, and
   tests call it directly.
+* Trust by default: a file is added to the database (``import_upload``) only if it re-derives,
+  as ``warlog import`` requires. A file opened only to watch it (``parse_upload``) is checked as
+  a file and folded, not required to re-derive: the replay header says what was proven of the
+  game on show (``verified_line``), whether it came from an upload or from the database.
 """
 
 from __future__ import annotations
@@ -23,14 +27,15 @@ import dataclasses
 import gc
 import hashlib
 import os
+import re
 from typing import Any
 
 import streamlit as st
 
 from warlog.engine import analysis, teaching
 from warlog.engine.fold import FoldError, Timeline
-from warlog.engine.verify import verify
-from warlog.events.replay_file import ReplayError, encode_replay, parse_replay, validate_replay
+from warlog.engine.verify import require_rederived, verify, what_was_checked
+from warlog.events.replay_file import ReplayError, encode_replay, load_replay_bytes, store_game
 from warlog.events.store import StoreError
 from warlog.events.model import make_note
 from warlog.events.sqlite_store import SQLiteEventStore
@@ -71,16 +76,18 @@ def read_events(path: str, game: str, count: int) -> list[Event]:
 
 
 def parse_upload(data: bytes, name: str = "upload.jsonl") -> list[Event]:
-    """Validate the bytes of an uploaded replay file and return its events.
+    """Validate the bytes of an uploaded replay file (``.jsonl``, or gzip-compressed) and
+    return its events.
 
-    Checks everything import would (size, header, hash chain, schema, numbering), then folds the
-    whole game once, so a file the engine cannot replay is refused here with a message rather
-    than failing later in the middle of the page. Raises ReplayError with a readable message.
+    Checks everything import checks of the file itself (the limits, header, hash chain, schema,
+    numbering), then folds the whole game once, so a file the engine cannot replay is refused
+    here with a message rather than failing later in the middle of the page. Whether it
+    re-derives is ``verified_line``'s to say. Raises ReplayError with a readable message.
     """
-    events = validate_replay(parse_replay(data, name), name)
+    events = load_replay_bytes(data, name)
     try:
         Timeline(events)
-    except (FoldError, ValueError, KeyError) as exc:
+    except (FoldError, ValueError, KeyError, TypeError, IndexError) as exc:
         raise ReplayError(f"{name}: the game cannot be replayed: {exc}") from None
     return events
 
@@ -165,20 +172,45 @@ def replay_bytes(path: str, game: str, count: int) -> bytes:
 
 def import_upload(path: str, raw: bytes, name: str) -> str:
     """Add an uploaded replay file to the database, trusted only if it re-derives: checked as
-    import checks it, then verified (orders and dice in, the same events out). Returns the game
-    id; ReplayError or StoreError with a readable message otherwise, with nothing written."""
-    events = parse_upload(raw, name)
-    report = verify(events)
-    if not report.ok:
-        raise ReplayError(f"{name}: it does not re-derive: event seq {report.mismatch.seq}: "
-                          f"{report.mismatch.message}")
-    game = events[0]["game"]
+    ``warlog import`` checks it, then verified (orders and dice in, the same events out), by the
+    same functions. Returns the game id; ReplayError or StoreError with a readable message
+    otherwise, with nothing written."""
+    events = load_replay_bytes(raw, name)
+    require_rederived(events, name)  # NotRederived names the line and the first difference
     with SQLiteEventStore(path) as store:
-        if store.has_game(game):
-            raise StoreError(f"the database already holds a game {game!r}")
-        store.append(game, events, 0)
+        game = store_game(store, events, name)
     list_games.clear()
     return game
+
+
+@st.cache_resource(show_spinner="Re-deriving the game from its orders and dice…", max_entries=16)
+def _verification(identity: str, count: int, _events: list[Event]) -> str:
+    chain_error = None
+    game = _events[0].get("game") if _events else None
+    if identity == f"db:{db_path()}:{game}":  # the stored rows' own chain
+        try:
+            with SQLiteEventStore(db_path()) as store:
+                store.verify(game)
+        except (StoreError, ValueError) as exc:
+            chain_error = str(exc)
+    # An upload's chain was checked as it was read (parse_upload refuses a broken one).
+    return markdown_text(what_was_checked(verify(_events), chain_error=chain_error))
+
+
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def markdown_text(text: str) -> str:
+    """``text`` with every character Streamlit's markdown would read as markup escaped (it may
+    quote ids and values from a file): shown as written."""
+    return _MARKDOWN.sub(r"\\\1", " ".join(text.splitlines()))
+
+
+def verified_line(identity: str, events: list[Event]) -> str:
+    """What is proven of the game on show, for the replay header as markdown-safe text
+    (verify's wording, see engine.verify.what_was_checked): re-derived once per game and
+    length. ``identity`` is the page's ``game_identity`` (``db:PATH:GAME`` or ``upload:KEY``)."""
+    return _verification(identity, len(events), events)
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)

@@ -534,6 +534,11 @@ def narrate(event: Event, state_before: GameState | None) -> str:
     if k == "note":
         by = f" ({event['author']})" if event.get("author") else ""
         return f"Note on event {event['about']}{by}: {event['text']}"
+    if k == "order_retracted":
+        by = f" ({event['by']})" if event.get("by") else ""
+        order = order_text(event["order"], event["side"], event["phase"])
+        return (f"{event['side']} takes back an order before its dice are rolled{by}: {order} "
+                "(withdrawn; nothing happened).")
     if k == "shell_landed":
         where = _cell(event["landed"]) if event["landed"] is not None else "off the board"
         how = "direct" if event["direct"] else "indirect"

@@ -60,6 +60,11 @@ def initial_state(event: Event) -> GameState:
     from warlog.engine.rulesets.tables import load_table
 
     scenario = scenario_from_dict(event["scenario"], source=f"game {event['game']}")
+    for name in ("rule_system", "period"):  # the scenario's were checked against the tables
+        if event[name] != getattr(scenario, name):
+            raise FoldError(f"event seq {event['seq']} (game_started): {name} is "
+                            f"{str(event[name])[:40]!r}, but the game's scenario says "
+                            f"{getattr(scenario, name)!r}")
     rows = load_table(event["rule_system"])["periods"][event["period"]]["units"]
 
     def formation(spec) -> str | None:  # as placed, else the first its type takes (napoleonic)
@@ -360,6 +365,7 @@ _APPLY: dict[str, Callable[[GameState, Event], None]] = {
     "unit_removed": _unit_removed,
     "state_checksum": _nothing,
     "note": _nothing,  # a player's comment: no fact of the battle
+    "order_retracted": _nothing,  # an order taken back before its dice: never decided
     "game_ended": _game_ended,
 }
 

@@ -49,7 +49,9 @@ words, because a bad scenario is an expected outcome, not a crash. Always build 
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import tomllib
 from functools import cache
 from importlib.resources import files
@@ -71,6 +73,14 @@ from warlog.engine.geometry import FACINGS, GRID_KINDS
 from warlog.events.model import OmitsUnset
 
 SIDES = ("red", "blue")
+MAX_GRID_SIDE = 40
+"""A board's width and height, in cells, at most (a replay header carries its scenario too)."""
+MAX_TURN_LIMIT = 100
+"""victory.turn_limit at most."""
+MAX_SCENARIO_BYTES = 1024 * 1024
+"""A scenario file's size (the largest bundled one is a few KB)."""
+MAX_SCENARIO_DEPTH = 8
+"""Nesting of tables and arrays in a scenario (a unit's cell nests 3 deep)."""
 _SCENARIO_ID = r"^[a-z0-9-]+$"
 _UNIT_ID = r"^[A-Za-z0-9_-]{1,24}$"
 
@@ -107,8 +117,8 @@ class _Frozen(BaseModel):
 
 class GridSpec(_Frozen):
     kind: StrictStr
-    width: StrictInt = Field(ge=2, le=40)
-    height: StrictInt = Field(ge=2, le=40)
+    width: StrictInt = Field(ge=2, le=MAX_GRID_SIDE)
+    height: StrictInt = Field(ge=2, le=MAX_GRID_SIDE)
 
 
 class SideSpec(_Frozen):
@@ -143,7 +153,7 @@ class ArmySpec(_Frozen):
 
 
 class VictorySpec(_Frozen):
-    turn_limit: StrictInt = Field(default=15, ge=1, le=100)
+    turn_limit: StrictInt = Field(default=15, ge=1, le=MAX_TURN_LIMIT)
     objectives: tuple[Cell, ...] = ()
 
 
@@ -492,12 +502,31 @@ def scenario_from_dict(data: dict[str, Any], *, source: str) -> Scenario:
     return scenario
 
 
+def _too_deep(value: Any) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth >= MAX_SCENARIO_DEPTH:
+                    return True
+                stack.append((child, depth + 1))
+    return False
+
+
 def _parse(text: str, *, source: str, default_id: str) -> Scenario:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         # tomllib's message already says where: "... (at line 3, column 7)".
         raise ScenarioError(source, "", f"not valid TOML: {error}") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise ScenarioError(source, "", f"nested more than {MAX_SCENARIO_DEPTH} levels deep; "
+                                        "a scenario is not") from None
+    if _too_deep(data):
+        raise ScenarioError(source, "", f"nested more than {MAX_SCENARIO_DEPTH} levels deep; a "
+                                        "scenario is not")
     if isinstance(data, dict) and "id" not in data:
         data["id"] = default_id
     return scenario_from_dict(data, source=source)
@@ -509,10 +538,29 @@ def _id_from_name(stem: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-")
 
 
+def _read_limited(path: Path) -> bytes:
+    """The bytes of a regular file of at most MAX_SCENARIO_BYTES. Opened without blocking and
+    checked on the open file: a named pipe or a device given as a scenario would never end."""
+    source = str(path)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ScenarioError(source, "", "not a scenario file: it is a folder, a pipe or a "
+                                            "device; give a .toml file")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        data = handle.read(MAX_SCENARIO_BYTES + 1)
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise ScenarioError(source, "", f"larger than {MAX_SCENARIO_BYTES:,} bytes; a scenario "
+                                        "file is refused past that")
+    return data
+
+
 def _read_file(path: Path) -> Scenario:
     source = str(path)
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = _read_limited(path).decode("utf-8")
     except FileNotFoundError:
         raise ScenarioError(source, "", "no such file") from None
     except UnicodeDecodeError:

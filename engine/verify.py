@@ -5,6 +5,16 @@ a tabletop game, its dice. Everything else is a consequence, and the rules must 
 byte for byte. For a seeded game the dice are re-rolled from the seed, and for a side played by a
 bot its orders are re-chosen by that bot, so an edited die or order is caught where it stands.
 The first difference is reported: the rules changed, the file was edited, or the engine has a bug.
+
+Two kinds of event are inputs that decide no consequence: a ``note`` (it must point back at an
+event before it) and an ``order_retracted`` (an order withdrawn at the table before its dice were
+entered): the rules must accept the withdrawn order where it stands, and the event must be the
+one ``retraction`` makes there.
+
+verify never raises, whatever it is given (a hand-edited file, a damaged database): anything the
+rules cannot follow is reported as the mismatch at the event where they stopped.
+:func:`what_was_checked` says in words what an ok report proves, and
+:func:`require_rederived` is the gate every import goes through.
 """
 
 from __future__ import annotations
@@ -20,7 +30,10 @@ from warlog.engine.fold import FoldError, evolve
 from warlog.engine.game import decide, opening
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.scenario import ScenarioError
-from warlog.events.model import parse_order
+from warlog.engine.state import GameState
+from warlog.events import model
+from warlog.events.model import Order, parse_order
+from warlog.events.replay_file import ReplayError
 
 Event = dict[str, Any]
 
@@ -33,10 +46,17 @@ class Mismatch:
 
 @dataclass(frozen=True)
 class Report:
+    """What verify found. ``dice``: the game's dice ("seeded": re-rolled from the seed, or
+    "manual": taken from the log); ``bots``: (side, policy) for each side a bot played, whose
+    orders were re-chosen (``bot_orders`` of the ``orders``)."""
+
     events: int
     orders: int
     finished: bool
     mismatch: Mismatch | None = None
+    dice: str | None = None
+    bots: tuple[tuple[str, str], ...] = ()
+    bot_orders: int = 0
 
     @property
     def ok(self) -> bool:
@@ -45,23 +65,73 @@ class Report:
 
 class _Stop(Exception):
     def __init__(self, seq: int, message: str) -> None:
-        self.mismatch = Mismatch(seq, message)
+        # One line, whatever an exception's text holds (pydantic's runs over several).
+        lines = [line.strip() for line in message.splitlines()
+                 if line.strip() and not line.strip().startswith("For further information")]
+        self.mismatch = Mismatch(seq, " ".join(lines))
+
+
+class _Withheld(Exception):
+    """The first die of an order whose dice were never given."""
+
+
+class _NoDice:
+    """A dice source with no dice: the rules go as far as the order's first die."""
+
+    rolled = 0
+
+    def roll(self, sides: int = 6) -> int:
+        raise _Withheld
+
+
+def check_order(state: GameState, order: Order) -> None:
+    """Raise IllegalOrder unless the rules accept ``order`` in ``state``, as far as they go
+    before its first die (``state`` is left untouched)."""
+    try:
+        decide(state, order, _NoDice())
+    except _Withheld:
+        pass
+
+
+def retraction(state: GameState, order: Order, by: str | None = None) -> Event:
+    """The order_retracted event that withdraws ``order`` where ``state`` waits for an order:
+    what a recorder appends on ``undo``, and what verify expects in its place."""
+    return model.to_dict(model.OrderRetracted(
+        game=state.game, seq=state.seq + 1, turn=state.turn, side=state.to_act,
+        phase=state.phase, order=order, by=by))
+
+
+def _short(value: Any, width: int = 100) -> str:
+    """repr(value), cut short: a message stays one readable line whatever the log holds."""
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _describe(event: Event) -> str:
-    return f"event seq {event.get('seq', '?')} ({event.get('kind', '?')})"
+    if not isinstance(event, dict):
+        return f"an event that is a {type(event).__name__}, not an object"
+    seq, kind = event.get("seq", "?"), event.get("kind", "?")
+    seq = seq if type(seq) is int or seq == "?" else _short(seq, 24)
+    kind = kind if type(kind) is str and len(kind) <= 40 and kind.isprintable() else _short(kind, 40)
+    return f"event seq {seq} ({kind})"
+
+
+_ABSENT = object()
 
 
 def _compare(logged: list[Event], derived: list[Event], after_seq: int) -> None:
     for have, want in zip(logged, derived):
         if have == want:
             continue
-        keys = sorted(set(have) | set(want))
-        key = next(k for k in keys if have.get(k) != want.get(k))
+        if not isinstance(have, dict):
+            raise _Stop(want["seq"], f"{_describe(have)}: the rules give a {want['kind']} event")
+        keys = sorted(set(have) | set(want), key=str)
+        key = next(k for k in keys if have.get(k, _ABSENT) != want.get(k, _ABSENT))
+        said = _short(have[key]) if key in have else "missing"
+        given = _short(want[key]) if key in want else "nothing"
         raise _Stop(  # named by where it stands: its own seq field may be the edit
             want["seq"],
-            f"{_describe(have)}: {key} is {have.get(key)!r} in the log, but the rules give "
-            f"{want.get(key)!r}",
+            f"{_describe(have)}: {key} is {said} in the log, but the rules give {given}",
         )
     if len(logged) < len(derived):
         missing = derived[len(logged)]
@@ -69,27 +139,78 @@ def _compare(logged: list[Event], derived: list[Event], after_seq: int) -> None:
                     f"rules continue with a {missing['kind']} event")
 
 
+def _check_retraction(state: GameState, logged: Event, i: int) -> None:
+    """An order_retracted event: its order legal where it stands, the event as the rules
+    would write it there."""
+    seq = logged.get("seq", i + 1)
+    try:
+        order = parse_order(logged["order"])
+        derived = retraction(state, order, logged.get("by"))
+    except (ValidationError, KeyError) as exc:
+        raise _Stop(seq, f"{_describe(logged)}: not a valid withdrawn order: {exc}") from None
+    player = state.players.get(state.to_act or "")
+    if player in POLICIES or logged.get("by") in POLICIES:
+        raise _Stop(seq, f"{_describe(logged)}: a bot takes no order back ({state.to_act} is "
+                    f"played by {player!r})")
+    try:
+        check_order(state, order)
+    except IllegalOrder as exc:
+        raise _Stop(seq, f"{_describe(logged)}: the withdrawn order is illegal: {exc}") from None
+    _compare([logged], [derived], i)
+
+
 def verify(events: list[Event]) -> Report:
-    """Check that every consequence in ``events`` follows from its inputs."""
+    """Check that every consequence in ``events`` follows from its inputs. Never raises: what
+    the rules cannot follow is the mismatch, at the event where they stopped."""
+    progress = {"at": 0, "orders": 0, "bot_orders": 0}
+    try:
+        report = _rederive(events, progress)
+    except Exception as exc:  # noqa: BLE001 - a log the rules cannot follow is a finding
+        at = progress["at"]
+        try:
+            event = events[at]
+            seq = event.get("seq") if isinstance(event, dict) else None
+            seq = seq if type(seq) is int and seq >= 1 else at + 1
+            where = _describe(event)
+        except Exception:  # noqa: BLE001 - not even a list of events
+            seq, where = 1, "the log"
+        what = (f"no {_short(exc.args[0], 40)} field where the rules need one"
+                if isinstance(exc, KeyError) and exc.args else f"{type(exc).__name__}: {_short(str(exc))}")
+        message = f"{where}: the rules cannot follow it ({what})"
+        try:
+            count = len(events)
+        except TypeError:
+            count = 0
+        return Report(count, progress["orders"], False, Mismatch(seq, message))
+    return report
+
+
+def _rederive(events: list[Event], progress: dict[str, int]) -> Report:
     orders = 0
     state = None
+    first: Event = {}
     try:
-        if not events or events[0].get("kind") != "game_started":
+        if not events or not isinstance(events[0], dict) or events[0].get("kind") != "game_started":
             raise _Stop(1, "a game log starts with its game_started event")
         first = events[0]
+        _check_inputs(first, events)
         dice = (SeededDice(first.get("seed") or 0) if first["dice"] == "seeded"
                 else RecordedDice.from_events(events))
         try:
             derived = opening(first, dice)
         except (ScenarioError, ValueError, KeyError) as exc:
-            raise _Stop(1, f"{_describe(first)}: cannot start the game: {exc}") from None
+            said = str(exc).removeprefix(f"{_describe(first)}: ")
+            raise _Stop(1, f"{_describe(first)}: cannot start the game: {said}") from None
         _compare(events[1 : 1 + len(derived)], derived, 1)
         state = evolve(None, first)
         for event in derived:
             evolve(state, event)
         i = 1 + len(derived)
         while i < len(events):
+            progress["at"], progress["orders"] = i, orders
             logged = events[i]
+            if not isinstance(logged, dict):
+                raise _Stop(i + 1, f"{_describe(logged)}: every event is a JSON object")
             if logged.get("kind") == "note":  # a comment, not a consequence: it must point back
                 about = logged.get("about")
                 if not isinstance(about, int) or not 1 <= about < logged.get("seq", 0):
@@ -101,6 +222,11 @@ def verify(events: list[Event]) -> Report:
             if state.ended:
                 raise _Stop(logged.get("seq", i + 1), f"{_describe(logged)} comes after the end "
                             "of the game")
+            if logged.get("kind") == "order_retracted":  # withdrawn before its dice: no state
+                _check_retraction(state, logged, i)
+                evolve(state, logged)
+                i += 1
+                continue
             if logged.get("kind") != "order_given":
                 raise _Stop(logged.get("seq", i + 1), f"{_describe(logged)}: the rules wait for "
                             "an order here")
@@ -110,7 +236,11 @@ def verify(events: list[Event]) -> Report:
                 raise _Stop(logged["seq"], f"{_describe(logged)}: not a valid order: {exc}") from None
             player = state.players.get(state.to_act)
             by = logged.get("by")
+            if by in POLICIES and player != by:
+                raise _Stop(logged["seq"], f"{_describe(logged)}: the order is signed by the {by} "
+                            f"bot, but {state.to_act} is played by {_short(player)}")
             if player in POLICIES:
+                progress["bot_orders"] += 1
                 by = player  # a bot's orders are signed with its policy's name
                 chosen = next_order(state)
                 if chosen != order:
@@ -129,7 +259,93 @@ def verify(events: list[Event]) -> Report:
             orders += 1
             i += len(produced)
     except _Stop as stop:
-        return Report(len(events), orders, False, stop.mismatch)
+        return Report(len(events), orders, False, stop.mismatch, **_inputs(first, progress))
     except FoldError as exc:
-        return Report(len(events), orders, False, Mismatch(0, str(exc)))
-    return Report(len(events), orders, bool(state and state.ended))
+        seq = events[progress["at"]].get("seq", 1) if progress["at"] else 1
+        return Report(len(events), orders, False, Mismatch(seq, str(exc)),
+                      **_inputs(first, progress))
+    return Report(len(events), orders, bool(state and state.ended), **_inputs(first, progress))
+
+
+def _check_inputs(first: Event, events: list[Event]) -> None:
+    """What the first event claims about who rolled and who chose, checked against itself:
+    players are for the two sides only, and bots play only with seeded dice (they cannot read
+    real dice off a table)."""
+    players = first.get("players") or {}
+    strangers = [side for side in players if side not in ("red", "blue")] \
+        if isinstance(players, dict) else []
+    if strangers:
+        raise _Stop(1, f"{_describe(first)}: a player for {_short(strangers[0], 40)}, which is "
+                    "not a side; the sides are red and blue")
+    bots = sorted(side for side, name in players.items() if name in POLICIES) \
+        if isinstance(players, dict) else []
+    if first.get("dice") == "manual" and bots:
+        raise _Stop(1, f"{_describe(first)}: {bots[0]} is played by the {players[bots[0]]} bot, "
+                    "but the dice are manual: bots play only with seeded dice")
+
+
+def _inputs(first: Event, progress: dict[str, int]) -> dict[str, Any]:
+    players = first.get("players") if isinstance(first, dict) else None
+    bots = tuple(sorted((side, name) for side, name in players.items() if name in POLICIES)) \
+        if isinstance(players, dict) else ()
+    dice = first.get("dice") if isinstance(first, dict) else None
+    return {"dice": dice if isinstance(dice, str) else None, "bots": bots,
+            "bot_orders": progress["bot_orders"]}
+
+
+def what_was_checked(report: Report, *, chain: bool = True, chain_error: str | None = None) -> str:
+    """In words, what ``report`` proves about a game (``chain``: its hash chain was checked too;
+    ``chain_error``: what that check found wrong, if anything).
+
+    A seeded game with bots on both sides is re-derived entirely: the dice re-rolled from the
+    seed and every order re-chosen by its bot, so nothing is taken on trust. Orders a player gave,
+    and dice rolled on a real table (manual dice), are inputs: verify takes them from the log and
+    checks everything that follows from them, which proves the game consistent with the rules,
+    not that the dice fell that way or that the players chose those orders. The first event (the
+    scenario, options, seed and players) is every game's input, taken as given."""
+    if chain_error is not None:
+        return f"Not verified: the hash chain is broken: {chain_error}"
+    chained = "hash chain intact; " if chain else ""
+    if not report.ok:
+        intact = "the hash chain is intact, but " if chain else ""
+        return f"Not verified: {intact}the game does not re-derive: {report.mismatch.message}"
+    parts = [f"Verified: {chained}{report.events} events re-derived from their inputs "
+             f"({report.orders} orders)"]
+    bots = dict(report.bots)
+    if report.dice == "seeded":
+        parts.append("seeded dice re-rolled from the seed")
+    else:
+        parts.append("dice taken as the players rolled them (manual dice)")
+    if report.orders and report.bot_orders == report.orders:
+        played = ", ".join(f"{side}: {name}" for side, name in report.bots)
+        parts.append(f"every order re-chosen by its bot ({played}); nothing but the first event "
+                     "(scenario, options, seed) taken as given")
+    elif bots:
+        played = ", ".join(f"{side}'s by the {name} bot" for side, name in report.bots)
+        parts.append(f"bot orders re-chosen ({played}); the players' orders taken as their own")
+    else:
+        parts.append("orders taken as the players' own")
+    if report.dice != "seeded":
+        parts.append("a tabletop game with manual dice proves only that it is consistent with "
+                     "the rules")
+    elif report.orders and report.bot_orders < report.orders:
+        parts.append("the players' orders are proven legal, not chosen")
+    return "; ".join(parts) + "."
+
+
+class NotRederived(ReplayError):
+    """A game that does not re-derive from its inputs: refused, nothing stored."""
+
+    def __init__(self, source: Any, mismatch: Mismatch) -> None:
+        self.source, self.mismatch = source, mismatch
+        super().__init__(f"{source}: line {mismatch.seq + 1}: refused: the game does not "
+                         f"re-derive from its own orders and dice: {mismatch.message}")
+
+
+def require_rederived(events: list[Event], source: Any = "replay") -> Report:
+    """verify ``events`` (a replay's, line N + 1 holding seq N); NotRederived naming the line
+    and the first difference unless every event follows from the game's inputs."""
+    report = verify(events)
+    if not report.ok:
+        raise NotRederived(source, report.mismatch)
+    return report

@@ -511,6 +511,17 @@ class Note(Envelope):
     author: str | None = None
 
 
+class OrderRetracted(Envelope):
+    """An order a player gave and took back before its dice were entered (``undo`` while
+    recording at the table). It was checked against the rules but never decided: it changes no
+    state, and this fact is all the log keeps of it (nothing is ever deleted). ``side`` is who
+    gave it, ``by`` the player's name."""
+
+    kind: Literal["order_retracted"] = "order_retracted"
+    order: Order
+    by: str | None = None
+
+
 class UnitRemoved(Envelope):
     kind: Literal["unit_removed"] = "unit_removed"
     unit: str
@@ -564,6 +575,7 @@ EVENT_MODELS: tuple[type[Envelope], ...] = (
     DisorderTested,
     UnitReformed,
     Note,
+    OrderRetracted,
     UnitRemoved,
     StateChecksum,
     GameEnded,

@@ -8,19 +8,40 @@ line closes the file: ``{"end": "warlog-replay", "events": N, "chain": ...}``, c
 rest. Editing any value on any line breaks the chain from that line on, and the error names the
 line; a file cut short (even exactly at a line end) has no closing line and is refused.
 
+A file whose name ends in ``.gz`` is written gzip-compressed (deterministically: no name, no
+time); reading recognises gzip by its first bytes, whatever the name.
+
 Writing is deterministic (sorted keys, no timestamps), so the same events give the same bytes, and
 atomic (temp file in the same folder, then ``os.replace``), so a crash never leaves half a file.
-Reading is defensive: size limits first, then one clear error per problem, naming file and line.
+
+Reading is defensive, because a replay file is input from anyone:
+
+* only a regular file is opened (a named pipe or a device would block or never end), and it is
+  read as a stream, one line at a time, so memory follows the events kept, not the file's bytes;
+* every limit below is checked as the bytes come in (a gzip bomb stops at ``MAX_FILE_BYTES`` of
+  decompressed data), and each has its own message;
+* every value is checked before it is hashed or stored: nesting depth, whole numbers that fit a
+  signed 64-bit integer (SQLite's), no fractions, list lengths;
+* each problem is one ``ReplayError`` whose message names the file and the line.
+
+The chain proves a file was not changed after it was written, not that the game is genuine: a
+forger can recompute every link. Whether the events follow from the game's orders and dice is
+``warlog.engine.verify``'s question, which ``warlog import`` asks before anything is stored.
 """
 
 from __future__ import annotations
 
+import gzip
+import io
 import os
+import stat
 import tempfile
+import zlib
+from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import orjson
 
@@ -32,9 +53,29 @@ from warlog.events.upcast import UpcastError
 
 FORMAT = "warlog-replay"
 FORMAT_VERSION = 1
-MAX_FILE_BYTES = 256 * 1024 * 1024
-MAX_LINE_BYTES = 4 * 1024 * 1024
 SUFFIX = ".jsonl"
+GZIP_SUFFIX = ".gz"
+_GZIP_MAGIC = b"\x1f\x8b"
+
+# -- limits: each names what it bounds; every refusal says which one was hit ------------------
+
+MAX_FILE_BYTES = 50 * 1024 * 1024
+"""A replay file's size, and for a gzip file the size of its decompressed data too."""
+MAX_LINE_BYTES = 1024 * 1024
+"""One line (the header holds the whole scenario: a 40x40 board fits in a few dozen KB)."""
+MAX_JSON_DEPTH = 20
+"""Nesting of lists and objects in one line (a real header nests 5 deep)."""
+MAX_LIST_ITEMS = 10_000
+"""Items in any one list (a 40x40 board has 1,600 cells)."""
+MAX_PATH_CELLS = 80
+"""Cells in one move's path: twice the side of the largest board (no rule system moves a unit
+more than a dozen cells in a turn)."""
+MAX_EVENTS = 250_000
+"""Events in one game (a 50 MB file of the smallest events holds fewer)."""
+MAX_GAME_ID_CHARS = 200
+"""Characters in a game id."""
+MIN_INT, MAX_INT = -(2**63), 2**63 - 1
+"""Whole numbers are stored as SQLite integers: signed 64-bit."""
 
 HEADER_FIELDS = ("game", "rule_system", "period", "options", "scenario", "seed")
 """Header fields copied from the first event (game_started); import checks they still agree."""
@@ -66,6 +107,13 @@ class Replay:
     @property
     def game(self) -> str:
         return self.header["game"]
+
+
+def _short(value: Any, width: int = 60) -> str:
+    """``repr(value)`` cut to ``width`` characters: messages stay one short line whatever a
+    hostile file holds (repr also escapes newlines and control characters)."""
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 # -- writing ---------------------------------------------------------------------------------
@@ -113,6 +161,15 @@ def encode_replay(events: list[dict[str, Any]]) -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
+def compress(data: bytes) -> bytes:
+    """``data`` gzip-compressed the same way every time (no file name, no time stamp)."""
+    return gzip.compress(data, compresslevel=9, mtime=0)
+
+
+def is_gzip_name(path: str | Path) -> bool:
+    return str(path).endswith(GZIP_SUFFIX)
+
+
 def write_bytes_atomic(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temp file in the same folder and ``os.replace``."""
     path = Path(path)
@@ -132,55 +189,149 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> None:
 
 
 def write_replay(path: str | Path, events: list[dict[str, Any]]) -> None:
-    """Write ``events`` (a whole game, from its game_started) as a replay file at ``path``."""
-    write_bytes_atomic(path, encode_replay(events))
+    """Write ``events`` (a whole game, from its game_started) as a replay file at ``path``;
+    gzip-compressed when the name ends in ``.gz``."""
+    data = encode_replay(events)
+    write_bytes_atomic(path, compress(data) if is_gzip_name(path) else data)
 
 
 def export_game(store: EventStore, game_id: str, path: str | Path) -> None:
-    """Write the stored game ``game_id`` to ``path`` as a replay file."""
+    """Write the stored game ``game_id`` to ``path`` as a replay file (``.gz``: compressed)."""
     write_replay(path, store.read(game_id))
 
 
-# -- reading ---------------------------------------------------------------------------------
+# -- reading: the bytes, one line at a time ----------------------------------------------------
 
 
-def _read_bytes(path: Path, max_file_bytes: int) -> bytes:
-    """The file's bytes, refusing files over the size limit before reading them."""
+def _open_regular(path: Path, max_file_bytes: int) -> IO[bytes]:
+    """Open ``path`` for reading only if it is a regular file within the size limit.
+
+    Opened non-blocking and checked with ``fstat`` on the open descriptor: a named pipe would
+    block ``open`` (and then ``read``) forever, a device never ends, and checking the name
+    before opening it would leave a gap for swapping the file."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
-        size = path.stat().st_size
-        if size > max_file_bytes:
-            raise ReplayError(
-                f"{path}: file is {size:,} bytes; replays larger than {max_file_bytes:,} bytes "
-                "are refused"
-            )
-        with path.open("rb") as handle:
-            data = handle.read(max_file_bytes + 1)
+        fd = os.open(path, flags)
     except OSError as exc:
-        raise ReplayError(f"{path}: cannot read the file ({exc.strerror})") from None
-    if len(data) > max_file_bytes:  # the file grew while we read it
-        raise ReplayError(f"{path}: the file grew past {max_file_bytes:,} bytes while read")
-    return data
+        raise ReplayError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = ("a folder" if stat.S_ISDIR(info.st_mode) else
+                    "a named pipe" if stat.S_ISFIFO(info.st_mode) else
+                    "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else
+                    "a socket" if stat.S_ISSOCK(info.st_mode) else "not a regular file")
+            raise ReplayError(f"{path}: not a replay file: it is {kind}; give a regular file")
+        if info.st_size > max_file_bytes:
+            raise ReplayError(
+                f"{path}: file is {info.st_size:,} bytes; replays larger than "
+                f"{max_file_bytes:,} bytes are refused"
+            )
+        if hasattr(os, "set_blocking"):  # a regular file: reads never block anyway
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
-def _lines(name: str | Path, data: bytes, max_file_bytes: int, max_line_bytes: int) -> list[bytes]:
-    """The lines without their newlines, refusing data and lines over the limits."""
-    if len(data) > max_file_bytes:
-        raise ReplayError(
-            f"{name}: file is {len(data):,} bytes; replays larger than {max_file_bytes:,} bytes "
-            "are refused"
-        )
-    if not data:
-        raise ReplayError(f"{name}: the file is empty; a warlog replay starts with a header line")
-    lines = data.split(b"\n")
-    if lines[-1] == b"":
-        lines.pop()
-    lines = [line.rstrip(b"\r") for line in lines]
-    for number, line in enumerate(lines, start=1):
-        if len(line) > max_line_bytes:
+def _maybe_gunzip(raw: io.BufferedIOBase) -> tuple[IO[bytes], bool]:
+    """The stream itself, or its decompressed data if it starts like a gzip file."""
+    head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
+    if head == _GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=raw, mode="rb"), True
+    return raw, False
+
+
+def _read_lines(stream: IO[bytes], name: str | Path, gz: bool, max_file_bytes: int,
+                max_line_bytes: int) -> Iterator[tuple[int, bytes]]:
+    """(line number, line without its line end), refusing data and lines over the limits."""
+    total = number = 0
+    while True:
+        try:
+            line = stream.readline(max_line_bytes + 2)  # room for "\r\n"
+        except (OSError, EOFError, zlib.error) as exc:
+            what = "the gzip data is damaged or cut short" if gz else "cannot read the file"
+            raise ReplayError(f"{name}: {what} ({exc})") from None
+        if not line:
+            if number == 0:
+                raise ReplayError(
+                    f"{name}: the file is empty; a warlog replay starts with a header line")
+            return
+        number += 1
+        total += len(line)
+        if total > max_file_bytes:
+            if gz:
+                raise ReplayError(
+                    f"{name}: decompresses to more than {max_file_bytes:,} bytes; replays "
+                    f"larger than {max_file_bytes:,} bytes are refused")
+            raise ReplayError(f"{name}: the file is larger than {max_file_bytes:,} bytes; "
+                              "replays that large are refused")
+        body = line[:-1] if line.endswith(b"\n") else line
+        body = body.rstrip(b"\r")
+        if len(body) > max_line_bytes:
             raise ReplayError(
                 f"{name}: line {number} is longer than {max_line_bytes:,} bytes; refused"
             )
-    return lines
+        yield number, body
+
+
+# -- reading: the values of one line -------------------------------------------------------------
+
+
+def _value_is_suspect(value: Any) -> bool:
+    """Fast check of one parsed line: True if anything in it breaks a value limit."""
+    stack = [(value, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        container, depth = pop()
+        if type(container) is dict:
+            items = container.values()
+        else:
+            if len(container) > MAX_LIST_ITEMS:
+                return True
+            items = container
+        for item in items:
+            kind = type(item)
+            if kind is dict or kind is list:
+                if depth >= MAX_JSON_DEPTH:
+                    return True
+                push((item, depth + 1))
+            elif kind is int:
+                if not MIN_INT <= item <= MAX_INT:
+                    return True
+            elif kind is float:
+                return True
+    return False
+
+
+def _value_problem(value: Any) -> str:
+    """Where and why a line breaks a value limit (the slow walk, run only once one does)."""
+    queue = deque([(value, 1, "")])  # breadth first: the shallowest problem is named
+    while queue:
+        container, depth, where = queue.popleft()
+        pairs = (container.items() if type(container) is dict
+                 else enumerate(container))
+        if type(container) is list and len(container) > MAX_LIST_ITEMS:
+            return (f"{where or 'the line'}: a list of {len(container):,} items; lists hold at "
+                    f"most {MAX_LIST_ITEMS:,}")
+        for key, item in pairs:
+            at = f"{where}[{key}]" if type(container) is list else (
+                f"{where}.{key}" if where else str(key))
+            at = at if len(at) <= 60 else at[:28] + "..." + at[-29:]
+            kind = type(item)
+            if kind is dict or kind is list:
+                if depth >= MAX_JSON_DEPTH:
+                    return (f"{at}: nested more than {MAX_JSON_DEPTH} levels deep; replays nest "
+                            f"at most {MAX_JSON_DEPTH}")
+                queue.append((item, depth + 1, at))
+            elif kind is int and not MIN_INT <= item <= MAX_INT:
+                return (f"{at}: {_short(item)} is too large; whole numbers must fit in 64 bits "
+                        f"({MIN_INT:,} to {MAX_INT:,})")
+            elif kind is float:
+                return (f"{at}: {_short(item)} is a fraction or too large a number; replays "
+                        f"hold whole numbers that fit in 64 bits only")
+    return "a value breaks a limit"  # not reached: the fast check and this walk agree
 
 
 def _json_object(path: str | Path, number: int, line: bytes, what: str) -> dict[str, Any]:
@@ -191,13 +342,25 @@ def _json_object(path: str | Path, number: int, line: bytes, what: str) -> dict[
     try:
         value = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
+        if "depth limit" in str(exc):
+            raise ReplayError(f"{start} is nested more than {MAX_JSON_DEPTH} levels deep; "
+                              f"replays nest at most {MAX_JSON_DEPTH}") from None
         damaged = "" if number == 1 else "; the file is truncated or damaged"
         raise ReplayError(
             f"{start} is not valid JSON ({exc.msg} at character {exc.pos + 1}){damaged}"
         ) from None
     if not isinstance(value, dict):
         raise ReplayError(f"{start} is a JSON {type(value).__name__}, expected {what}")
+    if _value_is_suspect(value):
+        raise ReplayError(f"{path}: line {number}: {_value_problem(value)}")
     return value
+
+
+def _canonical(path: str | Path, number: int, value: dict[str, Any]) -> bytes:
+    try:
+        return canonical(value)
+    except CanonicalError as exc:
+        raise ReplayError(f"{path}: line {number}: {exc}") from None
 
 
 def _check_header(path: str | Path, header: dict[str, Any], check_chain: bool) -> None:
@@ -207,22 +370,99 @@ def _check_header(path: str | Path, header: dict[str, Any], check_chain: bool) -
         )
     version = header.get("format_version")
     if type(version) is not int or version < 1:
-        raise ReplayError(f"{path}: line 1: format_version {version!r} is not a version number")
+        raise ReplayError(f"{path}: line 1: format_version {_short(version)} is not a version "
+                          "number")
     if version > FORMAT_VERSION:
         raise ReplayError(
             f"{path}: replay format_version {version} is newer than this warlog supports "
             f"({FORMAT_VERSION}); upgrade warlog (the file says it was written by warlog "
-            f"{header.get('warlog_version', '?')})"
+            f"{_short(header.get('warlog_version', '?'), 30)})"
         )
     if check_chain:
         body = {k: v for k, v in header.items() if k != "chain"}
-        if header.get("chain") != link(GENESIS, canonical(body)):
+        if header.get("chain") != link(GENESIS, _canonical(path, 1, body)):
             raise ChainError(path, 1, None)
     for name in HEADER_FIELDS:
         if name not in header:
             raise ReplayError(f"{path}: line 1: the header has no {name!r} field")
-    if not isinstance(header["game"], str) or not header["game"]:
+    game = header["game"]
+    if not isinstance(game, str) or not game:
         raise ReplayError(f"{path}: line 1: header 'game' must be a non-empty string")
+    if len(game) > MAX_GAME_ID_CHARS:
+        raise ReplayError(f"{path}: line 1: the game id is {len(game):,} characters long; game "
+                          f"ids have at most {MAX_GAME_ID_CHARS}")
+    if not game.isprintable():
+        raise ReplayError(f"{path}: line 1: the game id {_short(game)} holds a control or "
+                          "other unprintable character; refused")
+
+
+Take = Callable[[dict[str, Any], int, dict[str, Any]], None]
+"""What is done with each event read: take(header, line number, event)."""
+
+
+def _scan(lines: Iterator[tuple[int, bytes]], name: str | Path, check_chain: bool,
+          max_events: int, take: Take) -> dict[str, Any]:
+    """Read the header, then hand each event (chain key removed, link checked) to ``take``
+    with its line number, then check the closing line; return the header."""
+    number, line = next(lines)
+    header = _json_object(name, 1, line, "the replay header")
+    _check_header(name, header, check_chain)
+    prev = header.get("chain", GENESIS)
+    count = 0
+    for number, line in lines:
+        record = _json_object(name, number, line, "one event")
+        if "end" in record:  # the closing line: nothing may follow it
+            if next(lines, None) is not None:
+                raise ReplayError(f"{name}: line {number}: a closing line before the end of the "
+                                  "file")
+            chain = record.pop("chain", None)
+            if check_chain and chain != link(prev, _canonical(name, number, record)):
+                raise ChainError(name, number, None)
+            if record.get("end") != FORMAT:
+                raise ReplayError(f"{name}: line {number}: the closing line names "
+                                  f"{_short(record.get('end'))}, not {FORMAT!r}")
+            if record.get("events") != count:
+                raise ReplayError(
+                    f"{name}: the closing line counts {_short(record.get('events'))} events, "
+                    f"but the file holds {count}"
+                )
+            return header
+        count += 1
+        if count > max_events:
+            raise ReplayError(f"{name}: line {number}: more than {max_events:,} events; games "
+                              "that long are refused")
+        chain = record.pop("chain", None)
+        if check_chain:
+            if chain != link(prev, _canonical(name, number, record)):
+                raise ChainError(name, number, record.get("seq"))
+            prev = chain
+        take(header, number, record)
+    raise ReplayError(
+        f"{name}: the file stops after line {number} without its closing line: it was cut "
+        "short (or is not a whole replay)"
+    )
+
+
+def _scan_file(path: Path, check_chain: bool, max_file_bytes: int, max_line_bytes: int,
+               max_events: int, take: Take) -> dict[str, Any]:
+    with _open_regular(path, max_file_bytes) as raw:
+        stream, gz = _maybe_gunzip(raw)
+        with stream:
+            lines = _read_lines(stream, path, gz, max_file_bytes, max_line_bytes)
+            return _scan(lines, path, check_chain, max_events, take)
+
+
+def _scan_bytes(data: bytes, name: str | Path, check_chain: bool, max_file_bytes: int,
+                max_line_bytes: int, max_events: int, take: Take) -> dict[str, Any]:
+    if len(data) > max_file_bytes:
+        raise ReplayError(
+            f"{name}: file is {len(data):,} bytes; replays larger than {max_file_bytes:,} bytes "
+            "are refused"
+        )
+    stream, gz = _maybe_gunzip(io.BufferedReader(io.BytesIO(data)))
+    with stream:
+        lines = _read_lines(stream, name, gz, max_file_bytes, max_line_bytes)
+        return _scan(lines, name, check_chain, max_events, take)
 
 
 def read_replay(
@@ -231,15 +471,17 @@ def read_replay(
     check_chain: bool = True,
     max_file_bytes: int = MAX_FILE_BYTES,
     max_line_bytes: int = MAX_LINE_BYTES,
+    max_events: int = MAX_EVENTS,
 ) -> Replay:
-    """Read a replay file: size limits, header, then each event line and its chain link.
+    """Read a replay file: limits, header, then each event line and its chain link.
 
     Events come back as parsed JSON dicts without their ``chain`` key; they are not validated
-    against the schema here (``validate_replay`` and ``import_replay`` do that).
+    against the schema here (``load_replay`` reads and validates in one pass).
     """
-    path = Path(path)
-    return parse_replay(_read_bytes(path, max_file_bytes), path, check_chain=check_chain,
-                        max_file_bytes=max_file_bytes, max_line_bytes=max_line_bytes)
+    events: list[dict[str, Any]] = []
+    header = _scan_file(Path(path), check_chain, max_file_bytes, max_line_bytes, max_events,
+                        lambda header, number, event: events.append(event))
+    return Replay(header=header, events=events)
 
 
 def parse_replay(
@@ -249,58 +491,59 @@ def parse_replay(
     check_chain: bool = True,
     max_file_bytes: int = MAX_FILE_BYTES,
     max_line_bytes: int = MAX_LINE_BYTES,
+    max_events: int = MAX_EVENTS,
 ) -> Replay:
     """read_replay for bytes already in memory (an upload); ``name`` is used in messages."""
-    lines = _lines(name, data, max_file_bytes, max_line_bytes)
-    header = _json_object(name, 1, lines[0], "the replay header")
-    _check_header(name, header, check_chain)
-    prev = header.get("chain", GENESIS)
     events: list[dict[str, Any]] = []
-    closing = _json_object(name, len(lines), lines[-1], "the closing line") if len(lines) > 1 else {}
-    if closing.get("end") != FORMAT:
-        raise ReplayError(
-            f"{name}: the file stops after line {len(lines)} without its closing line: it was cut "
-            "short (or is not a whole replay)"
-        )
-    for number, line in enumerate(lines[1:-1], start=2):
-        event = _json_object(name, number, line, "one event")
-        if "end" in event:
-            raise ReplayError(f"{name}: line {number}: a closing line before the end of the file")
-        chain = event.pop("chain", None)
-        if check_chain:
-            try:
-                expected = link(prev, canonical(event))
-            except CanonicalError as exc:
-                raise ReplayError(f"{name}: line {number}: {exc}") from None
-            if chain != expected:
-                raise ChainError(name, number, event.get("seq"))
-            prev = chain
-        events.append(event)
-    chain = closing.pop("chain", None)
-    if check_chain and chain != link(prev, canonical(closing)):
-        raise ChainError(name, len(lines), None)
-    if closing.get("events") != len(events):
-        raise ReplayError(
-            f"{name}: the closing line counts {closing.get('events')!r} events, but the file holds "
-            f"{len(events)}"
-        )
+    header = _scan_bytes(data, name, check_chain, max_file_bytes, max_line_bytes, max_events,
+                         lambda header, number, event: events.append(event))
     return Replay(header=header, events=events)
 
 
-def validate_replay(replay: Replay, path: str | Path = "replay") -> list[dict[str, Any]]:
-    """Check a replay's events against the schema and each other; return them normalized
-    (upcast to the current schema, defaults filled in) as canonical event dicts."""
-    header, game = replay.header, replay.game
-    if not replay.events:
-        raise ReplayError(f"{path}: the file has a header but no events")
-    normalized: list[dict[str, Any]] = []
-    for number, event in enumerate(replay.events, start=1):
-        line = number + 1
+# -- checking the events against the schema and each other -------------------------------------
+
+
+def _difference(a: Any, b: Any, where: str) -> tuple[str, Any, Any]:
+    """The first place where ``a`` and ``b`` (unequal) differ, and both values there."""
+    if type(a) is dict and type(b) is dict:
+        for key in sorted(set(a) | set(b), key=str):
+            if key not in a or key not in b:
+                return f"{where}.{key}", a.get(key, "nothing"), b.get(key, "nothing")
+            if a[key] != b[key]:
+                return _difference(a[key], b[key], f"{where}.{key}")
+    if type(a) is list and type(b) is list and len(a) == len(b):
+        for index, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                return _difference(x, y, f"{where}[{index}]")
+    return where, a, b
+
+
+def _path_length(event: dict[str, Any]) -> int:
+    """The longest list of cells the event moves through (a move's path, a route order's)."""
+    longest = 0
+    for holder in (event, event.get("order")):
+        if type(holder) is dict and type(holder.get("path")) is list:
+            longest = max(longest, len(holder["path"]))
+    return longest
+
+
+class _Checker:
+    """Checks each event as it comes (schema, game, numbering) and keeps it normalized: upcast
+    to the current schema, defaults filled in, as the canonical event dict."""
+
+    def __init__(self, path: str | Path, header: dict[str, Any]) -> None:
+        self.path, self.header = path, header
+        self.events: list[dict[str, Any]] = []
+        self.written_first: dict[str, Any] | None = None
+
+    def take(self, header: dict[str, Any], line: int, event: dict[str, Any]) -> None:
+        self.header = header
+        path, number, game = self.path, len(self.events) + 1, header["game"]
         seq = event.get("seq")
         if event.get("game") != game:
             raise ReplayError(
-                f"{path}: line {line} (event seq {seq}): belongs to game {event.get('game')!r}, "
-                f"but this replay is of game {game!r}"
+                f"{path}: line {line} (event seq {_short(seq, 24)}): belongs to game "
+                f"{_short(event.get('game'))}, but this replay is of game {_short(game)}"
             )
         if seq != number:
             if type(seq) is not int:
@@ -310,40 +553,90 @@ def validate_replay(replay: Replay, path: str | Path = "replay") -> list[dict[st
             else:
                 problem = f"a gap: seq {number} is missing"
             raise ReplayError(
-                f"{path}: line {line}: event seq {seq!r} where seq {number} was expected "
-                f"({problem}); events must be numbered 1, 2, 3, ... without gaps"
+                f"{path}: line {line}: event seq {_short(seq, 24)} where seq {number} was "
+                f"expected ({problem}); events must be numbered 1, 2, 3, ... without gaps"
             )
+        cells = _path_length(event)
+        if cells > MAX_PATH_CELLS:
+            raise ReplayError(f"{path}: line {line} (event seq {seq}): a path of {cells:,} "
+                              f"cells; a move enters at most {MAX_PATH_CELLS}")
         try:
-            normalized.append(to_dict(parse_event(event)))
+            normalized = to_dict(parse_event(event))
         except (EventError, UpcastError) as exc:
             raise ReplayError(f"{path}: line {line}: {exc}") from None
-    first = normalized[0]
-    if first["kind"] != "game_started":
-        raise ReplayError(
-            f"{path}: line 2: the first event must be game_started, not {first['kind']!r}"
-        )
-    written = replay.events[0]  # as written: an older file's header matches its own version
-    for name in HEADER_FIELDS:
-        if header[name] != written.get(name):
-            raise ReplayError(
-                f"{path}: line 1: header {name!r} is {header[name]!r} but the game_started "
-                f"event says {written.get(name)!r}"
-            )
-    return normalized
+        if number == 1:
+            if normalized["kind"] != "game_started":
+                raise ReplayError(f"{path}: line {line}: the first event must be game_started, "
+                                  f"not {normalized['kind']!r}")
+            self.written_first = event  # as written: an older file's header matches its own
+        self.events.append(normalized)
+
+    def finish(self, header: dict[str, Any]) -> list[dict[str, Any]]:
+        self.header = header
+        if not self.events:
+            raise ReplayError(f"{self.path}: the file has a header but no events")
+        header, written = self.header, self.written_first
+        for name in HEADER_FIELDS:
+            if header[name] != written.get(name):
+                where, said, says = _difference(header[name], written.get(name), name)
+                raise ReplayError(
+                    f"{self.path}: line 1: header {where!r} is {_short(said)} but the "
+                    f"game_started event says {_short(says)}"
+                )
+        return self.events
 
 
-def import_replay(store: EventStore, path: str | Path,
-                  check: Callable[[list[dict[str, Any]]], object] | None = None) -> str:
-    """Validate the replay at ``path`` completely, then append it as a new game in one
-    transaction; return the game id. Nothing is written if anything is wrong. ``check`` is run
-    on the events first (the CLI folds them with the engine, which this layer does not know);
-    whatever it raises stops the import."""
-    replay = read_replay(path)
-    events = validate_replay(replay, path)
-    if check is not None:
-        check(events)
-    game = replay.game
+def validate_replay(replay: Replay, path: str | Path = "replay") -> list[dict[str, Any]]:
+    """Check a replay's events against the schema and each other; return them normalized
+    (upcast to the current schema, defaults filled in) as canonical event dicts."""
+    checker = _Checker(path, replay.header)
+    for number, event in enumerate(replay.events, start=2):
+        checker.take(replay.header, number, event)
+    return checker.finish(replay.header)
+
+
+def load_replay(path: str | Path, *, max_file_bytes: int = MAX_FILE_BYTES,
+                max_line_bytes: int = MAX_LINE_BYTES,
+                max_events: int = MAX_EVENTS) -> list[dict[str, Any]]:
+    """read_replay and validate_replay in one pass over the file: each line is parsed, chained,
+    checked and normalized as it is read, and only the normalized event is kept. Returns the
+    game's events, as ``validate_replay`` does."""
+    checker = _Checker(path, {})
+    header = _scan_file(Path(path), True, max_file_bytes, max_line_bytes, max_events,
+                        checker.take)
+    return checker.finish(header)
+
+
+def load_replay_bytes(data: bytes, name: str | Path = "replay", *,
+                      max_file_bytes: int = MAX_FILE_BYTES, max_line_bytes: int = MAX_LINE_BYTES,
+                      max_events: int = MAX_EVENTS) -> list[dict[str, Any]]:
+    """load_replay for bytes already in memory (an upload); ``name`` is used in messages."""
+    checker = _Checker(name, {})
+    header = _scan_bytes(data, name, True, max_file_bytes, max_line_bytes, max_events,
+                         checker.take)
+    return checker.finish(header)
+
+
+# -- importing -----------------------------------------------------------------------------------
+
+
+def store_game(store: EventStore, events: list[dict[str, Any]], path: str | Path) -> str:
+    """Append a checked game (``load_replay``'s events) to ``store`` as a new game, in one
+    transaction; GameExists if its id is taken. Returns the game id."""
+    game = events[0]["game"]
     if store.has_game(game):
         raise GameExists(game, store.last_seq(game), f"cannot import {path}")
     store.append(game, events, 0)
     return game
+
+
+def import_replay(store: EventStore, path: str | Path,
+                  check: Callable[[list[dict[str, Any]]], object] | None = None) -> str:
+    """Read and check the replay at ``path`` completely, then append it as a new game in one
+    transaction; return the game id. Nothing is written if anything is wrong. ``check`` is run
+    on the events first (the CLI re-derives them with the engine, which this layer does not
+    know); whatever it raises stops the import."""
+    events = load_replay(path)
+    if check is not None:
+        check(events)
+    return store_game(store, events, path)

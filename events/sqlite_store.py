@@ -4,8 +4,28 @@ Why it looks the way it does:
 
 * ``events`` is keyed by (game, seq) and ``WITHOUT ROWID``: rows sit in game order, so reading a
   game back is one range scan, and a second writer with the same seq hits the primary key.
-* The database itself refuses ``UPDATE`` and ``DELETE`` on ``events`` (and ``games``): triggers
-  ``RAISE(ABORT, ...)``, so no tool, script or bug can rewrite history quietly.
+* The database itself refuses ``UPDATE`` and ``DELETE`` on ``events``, ``games`` and ``heads``:
+  triggers ``RAISE(ABORT, ...)``, so no tool, script or bug can rewrite history quietly. It also
+  refuses ``INSERT OR REPLACE`` / ``REPLACE INTO``: SQLite's REPLACE deletes the row in the way
+  *without* firing DELETE triggers (unless the connection set ``PRAGMA recursive_triggers=ON``,
+  which a plain ``sqlite3`` shell does not), so a BEFORE INSERT trigger on each table refuses a
+  row whose key is taken. BEFORE INSERT triggers fire for every INSERT, whatever its conflict
+  clause, before any conflict is resolved. On ``events`` the same trigger refuses a seq that
+  does not follow the game's last one, so a hole cannot be made by inserting either.
+* ``heads`` records where each append left its game: one row per append, (game, the new last
+  seq, the chain of that event), written in the append's own transaction. A game whose stored
+  rows no longer end at its latest head (rows deleted with the triggers dropped, a tail lost
+  when parts of the file were put back from an older copy) is reported by ``check``, ``read``,
+  ``verify`` and ``append`` as :class:`GameDamaged`, naming both lengths. Why a table of its own
+  rather than two columns of ``games`` moved forward by a trigger that allows only "monotonic"
+  UPDATEs: ``heads`` is append-only like ``events`` (no UPDATE, no DELETE, no REPLACE: no
+  exception to the rule, nothing to get wrong in a WHEN clause over old and new values), and
+  a BEFORE INSERT trigger lets a head in only if it is *the last stored event* of its game, with
+  that event's chain, and past the previous head, so heads can only move forward, consistently,
+  whoever writes. The cost is one small row per append (an append is a batch, not an event). A
+  database made before heads existed gets them on its first open: one row per game, its current
+  last event, computed once. This catches damage *inside* one file; a whole file put back from
+  an older copy agrees with itself, and only a head kept elsewhere (an exported replay) shows it.
 * Each row stores ``body`` (canonical JSON of the whole event dict) and ``chain`` (sha256 of the
   previous row's chain + body), so an edit made behind the store's back is detectable
   (:meth:`SQLiteEventStore.verify`).
@@ -15,26 +35,33 @@ Why it looks the way it does:
 * Reads parse ``body`` with orjson and do not validate: the store wrote those bytes itself.
 * A file database runs in WAL mode with ``synchronous=NORMAL``: many small commits stay cheap and
   readers do not block the writer.
+* Opening is safe when many processes open one (new) file at once: the busy timeout is set by
+  ``connect`` before any statement; opening reads the schema without a lock and only when
+  something is missing takes the write lock first (``BEGIN IMMEDIATE``, which waits its turn)
+  and creates it; a ``SQLITE_BUSY`` that SQLite returns without waiting (switching to WAL while
+  another connection reads, a lock upgrade that could deadlock) is retried until ``timeout``.
 """
 
 from __future__ import annotations
 
 import gc
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 from hashlib import sha256
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 import orjson
-import sqlite_utils
 
 from warlog.events.chain import GENESIS, canonical, link
 from warlog.events.model import EVENT_KINDS
 from warlog.events.store import (
     ConcurrencyError,
+    GameDamaged,
     GameExists,
     GameInfo,
     GameNotFound,
@@ -70,18 +97,92 @@ _GUARDS = [
     f"CREATE TRIGGER IF NOT EXISTS {table}_no_{verb.lower()} BEFORE {verb} ON {table} "
     f"BEGIN SELECT RAISE(ABORT, '{table} are append-only: {verb} is not allowed; "
     f"record a new event instead'); END"
-    for table in ("events", "games")
+    for table in ("events", "games", "heads")
     for verb in ("UPDATE", "DELETE")
 ]
+# REPLACE deletes the row in its way without firing DELETE triggers (unless recursive_triggers is
+# on), but every INSERT, whatever its conflict clause, fires BEFORE INSERT first: refuse a taken
+# key there. An events row must also follow its game's last one (no holes by insertion).
+_NO_REPLACE = [
+    "CREATE TRIGGER IF NOT EXISTS events_no_replace BEFORE INSERT ON events "
+    "WHEN NEW.seq IS NOT coalesce((SELECT max(seq) FROM events WHERE game = NEW.game), 0) + 1 "
+    "BEGIN SELECT RAISE(ABORT, 'events are append-only: a game''s events are numbered 1, 2, "
+    "3, ... in order, and a stored one is never replaced (REPLACE is not allowed)'); END",
+    # games is a rowid table: an explicit rowid that is taken would be replaced too.
+    # (NEW.rowid is -1 in a BEFORE INSERT trigger when the rowid is left to SQLite.)
+    "CREATE TRIGGER IF NOT EXISTS games_no_replace BEFORE INSERT ON games "
+    "WHEN EXISTS (SELECT 1 FROM games WHERE id = NEW.id OR rowid = NEW.rowid) "
+    "BEGIN SELECT RAISE(ABORT, 'games are append-only: that game is already stored, and a "
+    "stored game is never replaced (REPLACE is not allowed)'); END",
+    "CREATE TRIGGER IF NOT EXISTS heads_follow_events BEFORE INSERT ON heads "
+    "WHEN NEW.seq IS NOT (SELECT max(seq) FROM events WHERE game = NEW.game) "
+    "OR NEW.chain IS NOT (SELECT chain FROM events WHERE game = NEW.game AND seq = NEW.seq) "
+    "OR NEW.seq <= coalesce((SELECT max(seq) FROM heads WHERE game = NEW.game), 0) "
+    "BEGIN SELECT RAISE(ABORT, 'heads are append-only: a new head moves its game forward to "
+    "its last stored event, with that event''s chain'); END",
+]
+_HEADS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS heads (game TEXT NOT NULL, seq INTEGER NOT NULL, "
+    "chain TEXT NOT NULL, PRIMARY KEY (game, seq)) STRICT, WITHOUT ROWID"
+)
+# A database made before heads: each game's current last event becomes its head, once.
+_HEADS_BACKFILL = (
+    "INSERT INTO heads (game, seq, chain) "
+    "SELECT e.game, e.seq, e.chain FROM (SELECT game, max(seq) AS last FROM events GROUP BY game) "
+    "AS m JOIN events AS e ON e.game = m.game AND e.seq = m.last"
+)
 # Only game_ended rows: lets games() find how a game ended without scanning it.
 _ENDED_INDEX = (
     "CREATE INDEX IF NOT EXISTS events_game_ended ON events (game, seq) "
     "WHERE kind = 'game_ended'"
 )
-_INSERT = (
-    "INSERT INTO events (game, seq, turn, side, phase, kind, body, chain) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+# Everything _create_schema makes, by name: an open that finds them all writes nothing.
+_SCHEMA_NAMES = frozenset(
+    ["games", "events", "heads", "events_game_ended", "events_no_replace", "games_no_replace",
+     "heads_follow_events"]
+    + [f"{t}_no_{v}" for t in ("events", "games", "heads") for v in ("update", "delete")]
 )
+_INSERT_ROWS = "INSERT INTO events (game, seq, turn, side, phase, kind, body, chain) VALUES "
+_ROW = "(?, ?, ?, ?, ?, ?, ?, ?)"
+_MAX_CHUNK = 256  # rows a statement, at most (and never more variables than SQLite allows)
+_INSERT_HEAD = "INSERT INTO heads (game, seq, chain) VALUES (?, ?, ?)"
+_LAST_EVENT = "SELECT seq, chain FROM events WHERE game = ? ORDER BY seq DESC LIMIT 1"
+_LAST_HEAD = "SELECT seq, chain FROM heads WHERE game = ? ORDER BY seq DESC LIMIT 1"
+_NOTHING = (0, GENESIS)  # where a game with no events (and so no head) stands
+
+_SQLITE_BUSY, _SQLITE_LOCKED = 5, 6
+
+
+def _busy(exc: sqlite3.Error) -> bool:
+    """Another connection holds a lock we need (SQLITE_BUSY / SQLITE_LOCKED, any extended code)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (_SQLITE_BUSY, _SQLITE_LOCKED)
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+@lru_cache(maxsize=None)
+def _insert_sql(n: int) -> str:
+    return _INSERT_ROWS + ", ".join([_ROW] * n)
+
+
+def _insert_rows(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+    """Insert the rows a few hundred to a statement, not one by one.
+
+    A statement that fires a trigger may abort halfway, so SQLite opens a statement journal
+    around each one; one statement a row (``executemany``) paid that, with the REPLACE guard's
+    trigger, on every row: 60% more time for a 100,000-event append. Chunks are powers of two
+    (256, 128, ..., 1), so a handful of statement texts serve every batch size."""
+    limit = conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // len(rows[0])
+    size, done, total = _MAX_CHUNK, 0, len(rows)
+    while size > limit:
+        size //= 2
+    while done < total:
+        while size > total - done:
+            size //= 2
+        part = rows[done : done + size]
+        conn.execute(_insert_sql(size), [value for row in part for value in row])
+        done += size
 
 
 @contextmanager
@@ -107,49 +208,117 @@ class SQLiteEventStore:
         self, path: str | Path, *, timeout: float = 5.0, check_same_thread: bool = True
     ) -> None:
         """Open (creating if needed) the database at ``path``. ``timeout`` is how long an append
-        waits for another writer's lock; ``check_same_thread=False`` lets one store be shared by
-        threads that take turns (e.g. a cached dashboard resource)."""
+        (or the first open of a new file) waits for another writer's lock;
+        ``check_same_thread=False`` lets one store be shared by threads that take turns (e.g. a
+        cached dashboard resource)."""
         self.path = str(path)
         try:
+            # connect sets the busy timeout before any statement runs
             conn = sqlite3.connect(self.path, timeout=timeout, check_same_thread=check_same_thread)
         except sqlite3.Error as exc:  # e.g. its folder does not exist
             raise StoreError(f"{self.path}: cannot open the database ({exc})") from None
-        self.db = sqlite_utils.Database(conn)
+        self.conn = conn
+        self._db = None
         try:
-            if self.path != ":memory:":
-                self.db.enable_wal()
-                self.db.execute("PRAGMA synchronous=NORMAL")
-            self._create_schema()
+            self._prepare(timeout)
         except sqlite3.DatabaseError as exc:
             conn.close()
+            if _busy(exc):
+                raise StoreError(
+                    f"{self.path}: cannot open the database: another process kept it busy for "
+                    f"{timeout:g} s; try again"
+                ) from None
             raise StoreError(f"{self.path}: cannot open as a warlog database ({exc})") from None
+
+    @property
+    def db(self):
+        """The connection as a sqlite-utils Database, made when first needed: importing
+        sqlite-utils pulls in pandas, numpy and pyarrow wherever they are installed (about a
+        second of CPU), so reads and appends use ``conn`` and only schema creation and the
+        games row insert this."""
+        if self._db is None:
+            import sqlite_utils
+
+            self._db = sqlite_utils.Database(self.conn)
+        return self._db
 
     # -- schema ------------------------------------------------------------------------------
 
+    def _prepare(self, timeout: float) -> None:
+        """WAL mode and the schema, retrying while another connection is busy with the same.
+
+        The busy timeout makes SQLite itself wait for most locks. It returns SQLITE_BUSY at once
+        where waiting could deadlock (a reader upgrading to writer while another writer waits
+        for readers to leave) and for a journal-mode switch that finds the file in use: those
+        are retried here, with short growing pauses, until ``timeout`` has passed."""
+        deadline = time.monotonic() + timeout
+        pause = 0.001
+        while True:
+            try:
+                if self.path != ":memory:":
+                    self._use_wal()
+                self._create_schema()
+                return
+            except sqlite3.OperationalError as exc:
+                self.conn.rollback()
+                if not _busy(exc) or time.monotonic() >= deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+
+    def _use_wal(self) -> None:
+        conn = self.conn
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            conn.execute("PRAGMA journal_mode=WAL").fetchone()
+        conn.execute("PRAGMA synchronous=NORMAL")
+
+    def _schema_names(self) -> set[str]:
+        return {name for (name,) in self.conn.execute("SELECT name FROM sqlite_master")}
+
     def _create_schema(self) -> None:
-        """Create tables, triggers and index if missing; safe to run on every open."""
-        db = self.db
-        with db.atomic():
-            db["games"].create(
-                GAMES_COLUMNS,
-                pk="id",
-                not_null=["rule_system", "period", "players", "first_event_chain"],
-                if_not_exists=True,
-                strict=True,
-            )
-            sql = db.create_table_sql(
-                "events",
-                EVENTS_COLUMNS,
-                pk=("game", "seq"),
-                not_null=["game", "seq", "turn", "kind", "body", "chain"],
-                if_not_exists=True,
-                strict=True,
-            )
-            # sqlite-utils has no WITHOUT ROWID option; the rest of the DDL is its own.
-            db.execute(sql.strip().rstrip(";") + ", WITHOUT ROWID")
-            db.execute(_ENDED_INDEX)
-            for guard in _GUARDS:
-                db.execute(guard)
+        """Create tables, triggers and index if missing; safe to run on every open.
+
+        An open that finds everything reads one catalogue query and writes nothing. Otherwise it
+        takes the write lock before looking again and creating what is missing, so two processes
+        creating one new file cannot interleave; heads missing from a database made before them
+        are computed in the same transaction."""
+        if self._schema_names() >= _SCHEMA_NAMES:
+            return
+        db, conn = self.db, self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            names = self._schema_names()
+            if not names >= _SCHEMA_NAMES:
+                conn.execute(
+                    db.create_table_sql(
+                        "games",
+                        GAMES_COLUMNS,
+                        pk="id",
+                        not_null=["rule_system", "period", "players", "first_event_chain"],
+                        if_not_exists=True,
+                        strict=True,
+                    )
+                )
+                sql = db.create_table_sql(
+                    "events",
+                    EVENTS_COLUMNS,
+                    pk=("game", "seq"),
+                    not_null=["game", "seq", "turn", "kind", "body", "chain"],
+                    if_not_exists=True,
+                    strict=True,
+                )
+                # sqlite-utils has no WITHOUT ROWID option; the rest of the DDL is its own.
+                conn.execute(sql.strip().rstrip(";") + ", WITHOUT ROWID")
+                conn.execute(_HEADS_TABLE)
+                conn.execute(_ENDED_INDEX)
+                for guard in (*_GUARDS, *_NO_REPLACE):
+                    conn.execute(guard)
+                if "heads" not in names:
+                    conn.execute(_HEADS_BACKFILL)
+            conn.execute("COMMIT")
+        except BaseException:
+            db.rollback()
+            raise
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -158,10 +327,12 @@ class SQLiteEventStore:
 
         ``expected_seq`` is the seq of the last event the writer has seen (0 for a new game, whose
         first event must be ``game_started``). If the game has moved on, ConcurrencyError; if the
-        batch is malformed, StoreError. Either way nothing is written.
+        batch is malformed, StoreError; if the stored game does not end at its recorded head,
+        GameDamaged. Either way nothing is written. The new head is recorded in the same
+        transaction as the events.
         """
         self._check_batch(game, events, expected_seq)
-        conn = self.db.conn
+        conn = self.conn
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
@@ -169,10 +340,10 @@ class SQLiteEventStore:
                 f"cannot append to game {game!r}: the database is busy ({exc}); try again"
             ) from None
         try:
-            last = conn.execute(
-                "SELECT seq, chain FROM events WHERE game = ? ORDER BY seq DESC LIMIT 1", (game,)
-            ).fetchone()
-            stored, prev = (last[0], last[1]) if last else (0, GENESIS)
+            stored, prev = conn.execute(_LAST_EVENT, (game,)).fetchone() or _NOTHING
+            head = conn.execute(_LAST_HEAD, (game,)).fetchone() or _NOTHING
+            if (stored, prev) != tuple(head):  # never write on top of a damaged game
+                raise GameDamaged(game, head[0], stored)
             if stored != expected_seq:
                 if expected_seq == 0:
                     raise GameExists(game, stored)
@@ -183,13 +354,14 @@ class SQLiteEventStore:
                 rows = self._rows(game, events, expected_seq, prev)
             if expected_seq == 0:
                 self._insert_game(game, events[0], rows[0][7])
-            conn.executemany(_INSERT, rows)
-            self.db.commit()
+            _insert_rows(conn, rows)
+            conn.execute(_INSERT_HEAD, (game, rows[-1][1], rows[-1][7]))
+            self.conn.commit()
         except sqlite3.IntegrityError as exc:
-            self.db.rollback()
+            self.conn.rollback()
             raise StoreError(f"cannot append to game {game!r}: {exc}") from None
         except BaseException:
-            self.db.rollback()
+            self.conn.rollback()
             raise
         return expected_seq + len(events)
 
@@ -259,66 +431,129 @@ class SQLiteEventStore:
             if not isinstance(first.get(name), str):
                 raise StoreError(f"game {game!r}: the game_started event has no {name!r}")
         scenario = first.get("scenario") or {}
-        self.db["games"].insert(
-            {
-                "id": game,
-                "rule_system": first.get("rule_system"),
-                "period": first.get("period"),
-                "scenario_id": scenario.get("id"),
-                "title": scenario.get("title"),
-                "players": canonical(first.get("players") or {}).decode(),
-                "dice": first.get("dice"),
-                "seed": first.get("seed"),
-                "first_event_chain": first_chain,
-            }
-        )
+        row = {
+            "id": game,
+            "rule_system": first.get("rule_system"),
+            "period": first.get("period"),
+            "scenario_id": scenario.get("id"),
+            "title": scenario.get("title"),
+            "players": canonical(first.get("players") or {}).decode(),
+            "dice": first.get("dice"),
+            "seed": first.get("seed"),
+            "first_event_chain": first_chain,
+        }
+        self.conn.execute(f"INSERT INTO games ({', '.join(row)}) "
+                          f"VALUES ({', '.join(':' + k for k in row)})", row)
 
     # -- reading -----------------------------------------------------------------------------
 
+    @contextmanager
+    def _snapshot(self) -> Iterator[sqlite3.Connection]:
+        """One read transaction, so that several SELECTs see the same commit (another process may
+        append between two statements run on their own)."""
+        conn = self.conn
+        if conn.in_transaction:
+            yield conn
+            return
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+
     def read(self, game: str, upto: int | None = None) -> list[dict[str, Any]]:
-        """The events of ``game`` with seq <= ``upto`` (all if None), in seq order."""
-        if upto is None:
-            cursor = self.db.execute("SELECT body FROM events WHERE game = ? ORDER BY seq", [game])
-        else:
-            cursor = self.db.execute(
-                "SELECT body FROM events WHERE game = ? AND seq <= ? ORDER BY seq", [game, upto]
-            )
-        loads = orjson.loads
-        with _gc_paused():
-            events = [loads(body) for (body,) in cursor.fetchall()]
-        if not events and not self.has_game(game):
-            raise GameNotFound(game)
+        """The events of ``game`` with seq <= ``upto`` (all if None), in seq order.
+
+        GameDamaged if the rows do not run 1, 2, ... to the game's recorded head (or to ``upto``,
+        if that comes first), or if the last one is not the recorded head."""
+        with self._snapshot() as conn:
+            if upto is None:
+                cursor = conn.execute("SELECT body FROM events WHERE game = ? ORDER BY seq", [game])
+            else:
+                cursor = conn.execute(
+                    "SELECT body FROM events WHERE game = ? AND seq <= ? ORDER BY seq", [game, upto]
+                )
+            loads = orjson.loads
+            with _gc_paused():
+                events = [loads(body) for (body,) in cursor.fetchall()]
+            recorded, head = conn.execute(_LAST_HEAD, [game]).fetchone() or _NOTHING
+            want = recorded if upto is None else max(0, min(upto, recorded))
+            if len(events) != want:
+                self._damage(conn, game)
+            if upto is None and recorded:
+                last = conn.execute(
+                    "SELECT chain FROM events WHERE game = ? AND seq = ?", [game, recorded]
+                ).fetchone()
+                if last is None or last[0] != head:
+                    self._damage(conn, game)
+            if not events and not recorded and not self.has_game(game):
+                raise GameNotFound(game)
         return events
 
+    def _damage(self, conn: sqlite3.Connection, game: str) -> None:
+        """Raise GameDamaged for ``game``, with what its head records and what is stored."""
+        stored, chain = conn.execute(_LAST_EVENT, [game]).fetchone() or _NOTHING
+        recorded, head = conn.execute(_LAST_HEAD, [game]).fetchone() or _NOTHING
+        if (stored, chain) != (recorded, head):
+            raise GameDamaged(game, recorded, stored)
+        count = conn.execute("SELECT count(*) FROM events WHERE game = ?", [game]).fetchone()[0]
+        raise GameDamaged(game, recorded, stored, count)
+
+    def check(self, game: str) -> int:
+        """The game's length, once its last stored event is checked against its recorded head
+        (seq and chain: two primary-key lookups, no hashing). GameDamaged if they differ (the
+        message names the game and both lengths), GameNotFound if there is no such game.
+        :meth:`verify` also rehashes every row."""
+        with self._snapshot() as conn:
+            stored, chain = conn.execute(_LAST_EVENT, [game]).fetchone() or _NOTHING
+            recorded, head = conn.execute(_LAST_HEAD, [game]).fetchone() or _NOTHING
+            if (stored, chain) != (recorded, head):
+                raise GameDamaged(game, recorded, stored)
+            if not stored and not self.has_game(game):
+                raise GameNotFound(game)
+        return stored
+
     def last_seq(self, game: str) -> int:
-        row = self.db.execute("SELECT max(seq) FROM events WHERE game = ?", [game]).fetchone()
+        row = self.conn.execute("SELECT max(seq) FROM events WHERE game = ?", [game]).fetchone()
         return row[0] or 0
 
     def has_game(self, game: str) -> bool:
-        return self.db.execute("SELECT 1 FROM games WHERE id = ?", [game]).fetchone() is not None
+        return self.conn.execute("SELECT 1 FROM games WHERE id = ?", [game]).fetchone() is not None
 
     def chains(self, game: str) -> list[str]:
         """The stored chain value of every event of ``game``, in seq order."""
-        cursor = self.db.execute("SELECT chain FROM events WHERE game = ? ORDER BY seq", [game])
+        cursor = self.conn.execute("SELECT chain FROM events WHERE game = ? ORDER BY seq", [game])
         return [chain for (chain,) in cursor.fetchall()]
 
     def verify(self, game: str) -> int:
-        """Recompute the hash chain of ``game``; return its length, or raise StoreError naming
-        the first event whose stored bytes no longer match (the file was edited outside warlog)."""
+        """Recompute the hash chain of ``game`` and check that it ends at the game's recorded head;
+        return its length, or raise StoreError naming the first event whose stored bytes no
+        longer match or that is missing, or GameDamaged if the game was cut short (the database
+        was changed outside warlog)."""
         prev, count = GENESIS, 0
-        rows = self.db.execute(
-            "SELECT seq, body, chain FROM events WHERE game = ? ORDER BY seq", [game]
-        ).fetchall()
-        if not rows and not self.has_game(game):
-            raise GameNotFound(game)
+        with self._snapshot() as conn:
+            rows = conn.execute(
+                "SELECT seq, body, chain FROM events WHERE game = ? ORDER BY seq", [game]
+            ).fetchall()
+            recorded, head = conn.execute(_LAST_HEAD, [game]).fetchone() or _NOTHING
+            if not rows and not recorded and not self.has_game(game):
+                raise GameNotFound(game)
         for seq, body, chain in rows:
             count += 1
+            if seq != count:
+                raise StoreError(
+                    f"game {game!r}, event seq {count} is missing (the next one stored is seq "
+                    f"{seq}) — the database was changed outside warlog"
+                )
             prev = link(prev, body.encode())
-            if seq != count or chain != prev:
+            if chain != prev:
                 raise StoreError(
                     f"game {game!r}, event seq {seq}: hash chain broken — the database was "
                     "changed outside warlog"
                 )
+        if (count, prev) != (recorded, head):
+            raise GameDamaged(game, recorded, count)
         return count
 
     def games(self) -> list[GameInfo]:
@@ -326,7 +561,7 @@ class SQLiteEventStore:
 
         The date played is read from the first event's body (one primary-key row per game), not
         from a column of ``games``: databases written before it existed need no migration."""
-        rows = self.db.query(
+        rows = self._dicts(
             """
             SELECT g.id, g.rule_system, g.period, g.scenario_id, g.title, g.players,
               (SELECT json_extract(body, '$.played') FROM events e
@@ -360,8 +595,14 @@ class SQLiteEventStore:
 
     # -- lifetime ----------------------------------------------------------------------------
 
+    def _dicts(self, sql: str, params: Any = ()) -> Iterator[dict[str, Any]]:
+        cursor = self.conn.execute(sql, params)
+        names = [d[0] for d in cursor.description]
+        for row in cursor:
+            yield dict(zip(names, row))
+
     def close(self) -> None:
-        self.db.close()
+        self.conn.close()
 
     def __enter__(self) -> SQLiteEventStore:
         return self

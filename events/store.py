@@ -3,7 +3,8 @@
 A store keeps each game as an append-only sequence of event dicts numbered 1, 2, 3, ... A writer
 says which seq it last saw (``expected_seq``); if someone else appended in between, the append
 fails as a whole (optimistic concurrency, as in eventsourcing) and the writer reloads. Nothing is
-ever updated or deleted: corrections are new events.
+ever updated or deleted: corrections are new events. Each append also records where it left the
+game (its length and last event), so a game cut short behind the store's back is reported.
 
 The errors subclass ValueError and carry messages written for a player, not a database admin.
 """
@@ -44,6 +45,36 @@ class GameExists(ConcurrencyError):
         )
 
 
+class GameDamaged(StoreError):
+    """A stored game does not end where its last append left it: the database records the game's
+    length and the chain hash of its last event (its head) with every append, and the rows now
+    stored disagree: rows were deleted or added behind the store's back (with its triggers
+    dropped), or the events were put back from an older copy of the file. (A whole file put back
+    from an older copy agrees with itself; only a head kept elsewhere shows that.)"""
+
+    def __init__(self, game: str, recorded: int, stored: int, count: int | None = None) -> None:
+        """``recorded``: the game's length as its last append recorded it; ``stored``: the seq of
+        its last stored event; ``count``: how many are stored, if known and not ``stored``."""
+        self.game, self.recorded, self.stored = game, recorded, stored
+        if count is not None and count != stored:
+            what = (f"game {game!r} has a hole: {recorded} events were recorded and the last one "
+                    f"stored is seq {stored}, but only {count} are stored")
+            why = "events were deleted outside warlog"
+        elif stored < recorded:
+            what = (f"game {game!r} is cut short: {recorded} events were recorded, but the last "
+                    f"one stored is seq {stored}")
+            why = "events were deleted outside warlog, or restored from an older copy"
+        elif stored > recorded:
+            what = (f"game {game!r} runs past its recorded end: {recorded} events were recorded, "
+                    f"but the last one stored is seq {stored}")
+            why = "events were added outside warlog"
+        else:
+            what = (f"game {game!r}: {recorded} events were recorded and {stored} are stored, but "
+                    "the last one stored is not the one recorded")
+            why = "the log was rewritten outside warlog"
+        super().__init__(f"{what} — {why}")
+
+
 class GameNotFound(StoreError):
     """No game with that id is stored."""
 
@@ -79,7 +110,13 @@ class EventStore(Protocol):
         ...
 
     def read(self, game: str, upto: int | None = None) -> list[dict[str, Any]]:
-        """The game's events with seq <= upto (all if None), in order."""
+        """The game's events with seq <= upto (all if None), in order; GameDamaged if the stored
+        events do not reach (or run past) where the game's last append left it."""
+        ...
+
+    def check(self, game: str) -> int:
+        """The game's length, once its last stored event is found to be where its last append
+        left it (GameDamaged, naming both lengths, if not): a cheap test for a cut-short game."""
         ...
 
     def last_seq(self, game: str) -> int:

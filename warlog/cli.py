@@ -83,13 +83,24 @@ def _user_errors() -> tuple[type[Exception], ...]:
             FoldError, NotationError, OSError)
 
 
+def _fail(message: str) -> None:
+    """Print ``message`` as one error line: as text, never as rich markup (it may quote a game
+    id, a file name or a file's contents, any of which may look like markup)."""
+    err.print(f"[red]error:[/red] {escape(' '.join(message.splitlines()))}")
+
+
 @contextmanager
 def friendly() -> Iterator[None]:
     """Turn a user's mistake into one readable line and exit code 1."""
+    import sqlite3
+
     try:
         yield
     except _user_errors() as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        _fail(str(exc))
+        raise typer.Exit(1) from None
+    except sqlite3.Error as exc:  # a damaged or busy database file, met outside _database
+        _fail(f"the database cannot be read ({exc})")
         raise typer.Exit(1) from None
 
 
@@ -99,13 +110,119 @@ def _store(db: Path):
     return SQLiteEventStore(db)
 
 
-def _events_of(ref: str, db: Path) -> list[dict]:
-    """A replay file's events, or a stored game's."""
-    from warlog.events.replay_file import read_replay, validate_replay
+def _damaged_row(store, game: str | None) -> str:
+    """Which stored row holds JSON that does not parse (the first event of ``game``, or of any
+    game, then the games' player lists), in words."""
+    import sqlite3
 
-    if Path(ref).is_file():
-        return validate_replay(read_replay(ref), ref)
+    import orjson
+
+    try:
+        where, args = ("WHERE game = ? ", [game]) if game is not None else ("", [])
+        rows = store.conn.execute(f"SELECT game, seq, body FROM events {where}ORDER BY game, seq",
+                                args)
+        for owner, seq, body in rows:
+            try:
+                orjson.loads(body)
+            except orjson.JSONDecodeError as exc:
+                return f"game {owner!r}, event seq {seq}: the stored event is not valid JSON " \
+                       f"({exc.msg})"
+        for owner, players in store.conn.execute("SELECT id, players FROM games ORDER BY id"):
+            try:
+                orjson.loads(players)
+            except orjson.JSONDecodeError:
+                return f"game {owner!r}: its stored players are not valid JSON"
+    except sqlite3.Error:
+        pass
+    return "a stored row is not valid JSON"
+
+
+def _broken_chain(store, game: str | None) -> str | None:
+    """What the hash chain of ``game`` (or of every game) says was changed outside warlog, or
+    None if every chain holds."""
+    import sqlite3
+
+    from warlog.events.store import StoreError
+
+    try:
+        games = [game] if game is not None and store.has_game(game) else \
+            [gid for (gid,) in store.conn.execute("SELECT id FROM games ORDER BY id")]
+        for gid in games:
+            try:
+                store.verify(gid)
+            except StoreError as exc:
+                return str(exc)
+    except (sqlite3.Error, ValueError) as exc:
+        return f"it cannot be read ({exc})"
+    return None
+
+
+@contextmanager
+def _database(db: Path, game: str | None = None) -> Iterator:
+    """The store at ``db``, with what a damaged file raises (a row whose JSON does not parse, a
+    page SQLite cannot read, a row that parses but is not what warlog wrote) turned into one
+    StoreError naming the database and, where it can, the game and event."""
+    import sqlite3
+
+    import orjson
+
+    from warlog.events.store import StoreError
+
     with _store(db) as store:
+        try:
+            yield store
+        except orjson.JSONDecodeError:
+            raise StoreError(f"{db}: the database is damaged: {_damaged_row(store, game)} "
+                             "(it was changed outside warlog)") from None
+        except sqlite3.OperationalError as exc:
+            if "malformed JSON" in str(exc):
+                raise StoreError(f"{db}: the database is damaged: {_damaged_row(store, game)} "
+                                 "(it was changed outside warlog)") from None
+            raise StoreError(f"{db}: cannot read the database ({exc})") from None
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{db}: the database file is damaged ({exc}); restore it from a "
+                             "copy, or import the games' replay files into a new one") from None
+        except (TypeError, KeyError, AttributeError, IndexError):
+            # A row that parses but is not an event as warlog wrote it: a changed row breaks
+            # its game's chain, and then that is the message. An intact chain means a bug.
+            damage = _broken_chain(store, game)
+            if damage is None:
+                raise
+            raise StoreError(f"{db}: the database is damaged: {damage}") from None
+
+
+@contextmanager
+def _stored_damage(ref: str, db: Path) -> Iterator[None]:
+    """Around reading a stored game (``ref`` not a file): a TypeError, KeyError, AttributeError
+    or IndexError met on its way is the database's damage if the game's chain says it was
+    changed outside warlog (one line saying so); otherwise it is a bug, and is raised."""
+    from warlog.events.store import StoreError
+
+    try:
+        yield
+    except (TypeError, KeyError, AttributeError, IndexError):
+        if Path(ref).exists():
+            raise
+        with _store(db) as store:
+            damage = _broken_chain(store, ref)
+        if damage is None:
+            raise
+        raise StoreError(f"{db}: the database is damaged: {damage}") from None
+
+
+def _events_of(ref: str, db: Path) -> list[dict]:
+    """A replay file's events, read with every check and re-derived before use (trust by
+    default: nothing from a file reaches the engine's readers unless it follows from its own
+    orders and dice), or a stored game's."""
+    from warlog.engine.verify import require_rederived
+    from warlog.events.replay_file import load_replay
+
+    path = Path(ref)
+    if path.is_file() or (path.exists() and not path.is_dir()):  # a pipe or device: refused
+        events = load_replay(path)
+        require_rederived(events, ref)
+        return events
+    with _database(db, ref) as store:
         return store.read(ref)
 
 
@@ -183,14 +300,15 @@ def show(
     """Show a game's state: the board, turn, phase, side to move and every unit."""
     from warlog.engine.fold import replay
 
-    with friendly():
+    with friendly(), _stored_damage(ref, db):
         events = _events_of(ref, db)
         upto = None
         if turn is not None:
-            last = [e["seq"] for e in events if e["turn"] <= turn]
-            if turn < 0 or not last:
-                raise typer.BadParameter(f"turn {turn} is not in this game")
-            upto = last[-1]
+            last_turn = max(e["turn"] for e in events)
+            if not 0 <= turn <= last_turn:
+                raise typer.BadParameter(f"turn {turn} is not in this game (turns 0 to "
+                                         f"{last_turn})")
+            upto = [e["seq"] for e in events if e["turn"] <= turn][-1]
         state = replay(events, upto)
     view = state.public()
     if as_json:
@@ -200,7 +318,7 @@ def show(
 
     if board:
         for line in board_lines(state):
-            out.print(line)
+            out.print(line)  # rich markup made by board_text, every name in it escaped
         out.print(f"[dim]{legend(state)}[/dim]")
     title = f"{state.scenario.title} — turn {state.turn}, {state.side or '-'} {state.phase or ''}"
     if state.ended:
@@ -291,10 +409,12 @@ def _faces(text: str | None, option: str) -> list[int] | None:
 
 def _print_state_line(state) -> None:
     if state.ended:
-        out.print(f"{state.game}: game over — {state.winner or 'draw'} ({state.end_reason})")
+        out.print(f"{state.game}: game over — {state.winner or 'draw'} ({state.end_reason})",
+                  markup=False)
     else:
         who = state.players.get(state.side, state.side)
-        out.print(f"{state.game}: turn {state.turn}, {state.side} ({who}) {state.phase}")
+        out.print(f"{state.game}: turn {state.turn}, {state.side} ({who}) {state.phase}",
+                  markup=False)
 
 
 @app.command()
@@ -307,13 +427,13 @@ def orders(
     from warlog.notation import format_order
     from warlog.tabletop import load
 
-    with friendly(), _store(db) as store:
+    with friendly(), _database(db, game) as store:
         current = load(store, game)
     if unit is not None and unit not in current.state.units:
         raise typer.BadParameter(f"no unit {unit!r} in {game}")
     _print_state_line(current.state)
     for order in current.legal_orders(unit):
-        out.print(f"  {format_order(order)}")
+        out.print(f"  {format_order(order)}", markup=False)
 
 
 @app.command()
@@ -357,9 +477,10 @@ def log_cmd(
     from warlog.engine.analysis import narrate_all, steps
     from warlog.engine.rules import catalogue
 
-    with friendly():
+    with friendly(), _stored_damage(ref, db):
         events = _events_of(ref, db)
         lines = narrate_all(events)
+        told = steps(events)
     if turn is not None and not any(e["turn"] == turn for e in events):
         raise typer.BadParameter(f"turn {turn} is not in this game")
     chosen = [i for i, e in enumerate(events) if turn is None or e["turn"] == turn]
@@ -371,21 +492,21 @@ def log_cmd(
         return
     wanted = set(chosen)
     known = catalogue()
-    for step in steps(events):
+    for step in told:
         shown = [i for i in range(step.first, step.last + 1) if i in wanted]
         if not shown:
             continue
-        out.print(f"[bold]{step.title}[/bold]")
-        for i in shown:
-            cited = " ".join(events[i]["rules"])
-            out.print(f"  {events[i]['seq']:>5}  {lines[i]}" + (f"  [dim]{cited}[/dim]" if cited else ""),
-                      markup=True)
+        out.print(f"[bold]{escape(step.title)}[/bold]")
+        for i in shown:  # narration quotes names, notes and ids: printed as text, not markup
+            cited = escape(" ".join(events[i]["rules"]))
+            out.print(f"  {events[i]['seq']:>5}  {escape(lines[i])}"
+                      + (f"  [dim]{cited}[/dim]" if cited else ""), markup=True)
             if rules:
                 for rule_id in events[i]["rules"]:
                     r = known.get(rule_id)
                     if r is not None:
                         flag = " (interpretation)" if r.interpretation else ""
-                        out.print(f"         [dim]{rule_id}{flag}: {r.text}[/dim]")
+                        out.print(f"         [dim]{escape(rule_id)}{flag}: {escape(r.text)}[/dim]")
 
 
 @app.command()
@@ -394,29 +515,30 @@ def verify(
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Check a game: its hash chain, then every consequence re-derived from its inputs."""
+    import sqlite3
+
     from warlog.engine.verify import verify as rederive
-    from warlog.events.replay_file import ReplayError, read_replay, validate_replay
+    from warlog.events.model import EventError
+    from warlog.events.replay_file import ReplayError, load_replay
     from warlog.events.store import StoreError
 
     try:
-        if Path(ref).is_file() or ref.endswith(".jsonl"):
-            replay = read_replay(ref)
-            validate_replay(replay, ref)  # the header agrees with the game, seqs run 1, 2, 3...
-            events = replay.events
+        if Path(ref).exists() or ref.endswith((".jsonl", ".jsonl.gz")):
+            events = load_replay(ref)  # chain, header, schema, numbering; upcast (a v1 file too)
         else:
             with _store(db) as store:
-                store.verify(ref)  # the chain over the stored rows
+                store.verify(ref)  # the chain over the stored rows, to the recorded head
                 events = store.read(ref)
-    except (ReplayError, StoreError, OSError) as exc:
-        err.print(f"[red]FAIL[/red] {exc}")
+    except (ReplayError, StoreError, EventError, OSError, sqlite3.Error) as exc:
+        err.print(f"FAIL {exc}", style="red", markup=False)
         raise typer.Exit(1) from None
     report = rederive(events)
     if not report.ok:
-        err.print(f"[red]FAIL[/red] {ref}: {report.mismatch.message}")
+        err.print(f"FAIL {ref}: {report.mismatch.message}", style="red", markup=False)
         raise typer.Exit(1)
     state = "finished" if report.finished else "not finished"
-    out.print(f"[green]OK[/green] {ref}: hash chain intact; {report.events} events, "
-              f"{report.orders} orders re-derived; game {state}")
+    out.print(f"OK {ref}: hash chain intact; {report.events} events, "
+              f"{report.orders} orders re-derived; game {state}", style="green", markup=False)
 
 
 @app.command("export")
@@ -425,12 +547,12 @@ def export_cmd(
     out_file: Annotated[Path, typer.Option("--out", help="Replay file to write.")],
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Write a stored game as a single-file replay."""
+    """Write a stored game as a single-file replay (gzip-compressed if --out ends in .gz)."""
     from warlog.events.replay_file import export_game
 
-    with friendly(), _store(db) as store:
+    with friendly(), _database(db, game) as store:
         export_game(store, game, out_file)
-    out.print(f"{game} written to {out_file}")
+    out.print(f"{game} written to {out_file}", markup=False)
 
 
 @app.command("import")
@@ -438,13 +560,18 @@ def import_cmd(
     file: Annotated[Path, typer.Argument(help="A replay file.")],
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Check a replay file and add its game to the database."""
-    from warlog.engine.fold import replay
-    from warlog.events.replay_file import import_replay
+    """Check a replay file (.jsonl or .jsonl.gz) and add its game to the database, only if it
+    re-derives: every event must follow from the game's own orders and dice."""
+    from warlog.engine.verify import require_rederived, what_was_checked
+    from warlog.events.replay_file import load_replay, store_game
 
-    with friendly(), _store(db) as store:
-        game = import_replay(store, file, check=replay)  # a game that cannot fold stays out
-    out.print(f"imported {game} into {db}")
+    with friendly():
+        events = load_replay(file)  # every check on the file itself, line by line
+        report = require_rederived(events, file)  # trust by default: nothing stored otherwise
+        with _database(db) as store:
+            game = store_game(store, events, file)
+    out.print(f"imported {game} into {db}", markup=False)
+    out.print(f"  {what_was_checked(report)}", markup=False)
 
 
 @app.command()
@@ -455,17 +582,19 @@ def games(
     """List the games in the database."""
     from dataclasses import asdict
 
-    with friendly(), _store(db) as store:
+    with friendly(), _database(db) as store:
         infos = store.games()
     if as_json:
         out.print_json(json.dumps([asdict(g) for g in infos]))
         return
     table = Table(Column("game", no_wrap=True), Column("date", no_wrap=True), "scenario",
                   "players", "events", "result")
-    for g in infos:
+    for g in infos:  # every cell is text from the database: escaped, never read as markup
         result = (g.winner or "draw") if g.ended else "in progress"
-        table.add_row(g.id, g.played or "", g.scenario_id or "",
-                      " v ".join(f"{k}:{v}" for k, v in g.players.items()), str(g.events), result)
+        players = g.players if isinstance(g.players, dict) else {}
+        table.add_row(escape(g.id), escape(str(g.played or "")), escape(g.scenario_id or ""),
+                      escape(" v ".join(f"{k}:{v}" for k, v in players.items())), str(g.events),
+                      escape(str(result)))
     out.print(table)
 
 
@@ -644,6 +773,78 @@ def _open_when_ready(url: str, server: subprocess.Popen) -> None:
 def version() -> None:
     """Print warlog's version."""
     out.print(__version__)
+
+
+@app.command("record")
+def record_cmd(
+    scenario: Annotated[Optional[str], typer.Argument(
+        help="A bundled scenario id or a .toml file (not needed with --game of a stored game).")] = None,
+    game: Annotated[Optional[str], typer.Option(
+        help="Game id: a new one (default SCENARIO-1, -2, ...) or a stored game to carry on.")] = None,
+    players: Annotated[Optional[str], typer.Option(help="Who plays: red=NAME,blue=NAME.")] = None,
+    dice: Annotated[Optional[str], typer.Option(
+        help="manual (default): enter the faces the real dice show; auto: warlog rolls.")] = None,
+    seed: Annotated[Optional[int], typer.Option(
+        help="Seed for --dice auto (default: a random one, recorded in the game).")] = None,
+    script: Annotated[Optional[Path], typer.Option(
+        help="Read the orders, dice, undos and notes from this file, one a line.")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Record a game at the table, turn by turn and phase by phase (or from a --script): every
+    order checked by the rules, the real dice entered, undo, notes; quit and carry on later."""
+    from warlog.record import RecordError, Setup, record_game
+
+    flag = "" if db == DEFAULT_DB else f" --db {db}"
+    try:
+        with friendly(), _store(db) as store:
+            record_game(store, Setup(scenario, game, players, dice, seed), script=script,
+                        ask=lambda prompt: out.input(prompt), say=out.print, db_flag=flag)
+    except RecordError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(1) from None
+
+
+@app.command("fork")
+def fork_cmd(
+    game: Annotated[str, typer.Argument(help="Game id in the database.")],
+    at: Annotated[int, typer.Option("--at", help="The event to fork at (see `warlog log`).")],
+    new_id: Annotated[Optional[str], typer.Option(
+        "--new-id", help="The new game's id (default GAME-fork-1, -2, ...).")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Start a new game from any point of a stored one: its events up to --at, cut back to where
+    the game waits for an order; carry on with `warlog record --game` or `warlog order`."""
+    from warlog.record import RecordError, fork
+    from warlog.tabletop import load
+
+    try:
+        with friendly(), _store(db) as store:
+            forked, cut = fork(store, game, at, new_id)
+            state = load(store, forked).state
+    except RecordError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(1) from None
+    back = "" if cut == at else f" (cut back from {at}: the game waits for an order there)"
+    out.print(f"forked {escape(game)} at event {cut}{back} as {escape(forked)}")
+    _print_state_line(state)
+
+
+@app.command("schema")
+def schema_cmd(
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder to write the schemas to.")] = Path(
+        "docs/schema"),
+) -> None:
+    """Write the JSON Schemas of a replay file (docs/replay-format.md): the header, every event
+    kind, every order type, the scenario, the closing line, and index.json naming them."""
+    from warlog import schema
+
+    with friendly():
+        written = schema.write(out_dir)
+        stale = schema.stale_files(out_dir)
+    for path in stale:
+        out.print(f"[yellow]note:[/yellow] {escape(str(path))} is no longer generated; delete it")
+    out.print(f"{len(schema.files())} schema files in {escape(str(out_dir))} "
+              f"({len(written)} changed)")
 
 
 if __name__ == "__main__":

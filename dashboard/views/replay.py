@@ -144,6 +144,7 @@ def header(tl, events: list[Event]) -> None:
     st.caption("Options in force: " + options_text(final.options), help=(
         "Every interpretation and optional rule the game was played with, as recorded in its "
         "first event. ⚖️ marks an interpretation of the source; the Rules page explains each."))
+    st.caption(data.verified_line(st.session_state.get("game_identity", ""), events))
     if final.ended:
         if final.winner:
             st.success(f"Result: **{final.winner}** ({names.get(final.winner, final.winner)}) "

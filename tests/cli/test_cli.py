@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from cli_run import no_ambient_db, run  # noqa: F401 (no_ambient_db: a fixture)
 from warlog.cli import app
 from warlog.events.chain import canonical, link
 from warlog.events.replay_file import read_replay
@@ -17,16 +19,6 @@ runner = CliRunner()
 SCENARIO = "ancients-river-crossing"
 
 
-def run(*args: str, ok: bool = True):
-    result = runner.invoke(app, list(args), catch_exceptions=False)
-    assert (result.exit_code == 0) == ok, result.output
-    return result
-
-
-@pytest.fixture(autouse=True)
-def no_ambient_db(monkeypatch, tmp_path):
-    monkeypatch.delenv("WARLOG_DB", raising=False)
-    monkeypatch.chdir(tmp_path)
 
 
 @pytest.fixture
@@ -284,7 +276,7 @@ def test_import_refuses_a_game_that_cannot_be_replayed(tmp_path, replay_file):
     _rewrite(replay_file, ghost_unit, rechain=True)
     db = tmp_path / "i.db"
     result = run("import", str(replay_file), "--db", str(db), ok=False)
-    assert "no unit 'ghost'" in result.output
+    assert "event seq 4 (unit_moved): unit is 'ghost' in the log" in result.output  # re-derived
     assert json.loads(run("games", "--db", str(db), "--json").output) == []
 
 
@@ -378,3 +370,24 @@ def test_every_user_error_is_one_line_and_exit_1(argv, tmp_path):
     assert result.exit_code == 1, result.output
     assert len(lines) == 1 and lines[0].startswith("error: "), result.output
     assert "Traceback" not in result.output and "╭" not in result.output
+
+
+def test_verify_upcasts_an_old_file_and_prints_ids_as_written(tmp_path):
+    fixture = Path(__file__).resolve().parents[1] / "events" / "fixtures" / "v1-ancients-melee.jsonl"
+    ok = CliRunner().invoke(app, ["verify", str(fixture)])
+    assert ok.exit_code == 0 and "hash chain intact" in ok.output, ok.output
+    odd = CliRunner().invoke(app, ["verify", "x[/red]y", "--db", str(tmp_path / "x.db")])
+    assert odd.exit_code == 1 and "x[/red]y" in odd.output and "Traceback" not in odd.output
+
+
+def test_show_refuses_a_turn_the_game_never_reached(tmp_path):
+    db = str(tmp_path / "s.db")
+    assert CliRunner().invoke(app, ["simulate", "ancients-river-crossing", "--seed", "1",
+                                    "--db", db]).exit_code == 0
+    from warlog.events.sqlite_store import SQLiteEventStore
+
+    with SQLiteEventStore(db) as store:
+        gid = store.games()[0].id
+    bad = CliRunner().invoke(app, ["show", gid, "--turn", "99", "--db", db])
+    assert bad.exit_code == 1 and "turn 99 is not in this game (turns 0 to" in bad.output
+    assert CliRunner().invoke(app, ["show", gid, "--turn", "2", "--db", db]).exit_code == 0

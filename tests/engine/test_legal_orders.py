@@ -80,7 +80,8 @@ def _paths(state, u):
     """Every route of up to 6 cells that the referee accepts with some facing, for the
     free-turning systems. A prefix is extended when every facing would be accepted there (a
     Frontier stop in front of an enemy, which fixes the facing, cannot be passed) or when only
-    a friend on the last cell stops it (where friends may be passed through); for density also
+    a friend on the last cell stops it (where friends may be passed through) or only an
+    exhausted army's bar on ending nearer the enemy (it may pass there); for density also
     when some facing is accepted (turning there only spends allowance)."""
     ruleset = get_ruleset(state.rule_system)
     free = state.rule_system != "ohw" or ruleset.period(state)["turning"] == "free"
@@ -105,7 +106,8 @@ def _paths(state, u):
             if any(v is None for v in verdicts):
                 yield route
             passable = all(v is None for v in verdicts) or any(
-                v is not None and "occupied" in v.message for v in verdicts) or (
+                v is not None and ("occupied" in v.message or v.rule == "portable.exhaustion")
+                for v in verdicts) or (
                 state.rule_system == "density" and any(v is None for v in verdicts))
             if passable and len(route) < 6:
                 todo.append(route)

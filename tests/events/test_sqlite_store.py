@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import orjson
+
 import sqlite3
 import threading
 
@@ -313,3 +315,27 @@ def test_any_chunking_reads_back_the_same_events(build, faces, chunks):
 def test_a_database_in_a_missing_folder_is_a_store_error(tmp_path):
     with pytest.raises(StoreError, match="cannot open the database"):
         SQLiteEventStore(tmp_path / "no" / "such" / "folder" / "w.db")
+
+
+def test_reading_and_appending_do_not_import_sqlite_utils(tmp_path):
+    """sqlite-utils imports pandas, numpy and pyarrow (about a second of CPU): a command that
+    only reads a game or appends an order must not pay for it (benchmarks/bench_cli.py)."""
+    import subprocess
+    import sys
+
+    from warlog.engine.bots import play_out
+    from warlog.engine.scenario import load_scenario
+
+    db = tmp_path / "g.db"
+    events = play_out("g", load_scenario("ancients-river-crossing"), seed=1).events
+    with SQLiteEventStore(db) as store:
+        store.append("g", events[:40], 0)
+    more = tmp_path / "more.json"
+    more.write_bytes(orjson.dumps(events[40:50]))
+    code = ("import sys, orjson; from warlog.events.sqlite_store import SQLiteEventStore as S\n"
+            f"s = S({str(db)!r}); s.games(); s.read('g'); s.verify('g')\n"
+            f"s.append('g', orjson.loads(open({str(more)!r}, 'rb').read()), 40)\n"
+            "assert len(s.read('g')) == 50\n"
+            "assert 'sqlite_utils' not in sys.modules, 'sqlite_utils was imported'\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

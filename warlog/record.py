@@ -1,0 +1,709 @@
+"""Recording a game at the table (`warlog record`), from a script (`--script`), and forking a
+game from any point of another (`warlog fork`).
+
+A ``Recorder`` holds one stored game as it was last read. Every order is checked by the rules
+(``decide``) against that state; one that rolls dice waits, in a manual-dice game, for the faces
+the real dice showed (given all at once or a few at a time), and until they are all in it may be
+taken back (``undo``): the withdrawal is appended as an ``order_retracted`` event, a fact that
+changes no state, and nothing else of the order is ever written. Every order, note and withdrawal
+is appended in its own transaction with ``expected_seq`` = the last seq the recorder read, so a
+concurrent writer makes the append fail whole (ConcurrencyError); the recorder then reloads.
+
+A script holds the same inputs one a line::
+
+    # comments, and blank lines, are skipped
+    move r-inf-1 E 3            # an order in the notation (warlog/notation.py)
+    shoot r-arc-1 b-skm-1 dice 5   # an order and the faces its dice showed
+    shoot r-arc-1 b-skm-1       # an order that rolls dice, given on the next line(s) ...
+    dice 5                      # ... as `dice F,F,...`
+    undo                        # the order waiting for its dice is taken back
+    note the ford is the key    # a note on the game as it stands
+    end                         # the end of the phase (an order like any other)
+
+A new manual-dice game whose opening rolls dice (rolled armies, a roll-off) takes them from the
+``dice`` lines before anything else. The first bad line stops the script with one line naming the
+file, the line and the problem; everything before it is stored.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from warlog.engine.bots import POLICIES
+from warlog.engine.dice import DiceError, SeededDice
+from warlog.engine.fold import evolve
+from warlog.engine.game import Game, decide, start
+from warlog.engine.rules import IllegalOrder, catalogue
+from warlog.engine.scenario import Scenario, load_scenario
+from warlog.engine.state import GameState
+from warlog.engine.verify import retraction, verify
+from warlog.events.model import Order, make_note
+from warlog.events.model import parse_order as order_of
+from warlog.events.store import EventStore, StoreError
+from warlog.notation import NotationError, format_order, parse_order
+from warlog.tabletop import free_game_id, new_game
+
+Event = dict[str, Any]
+
+INPUT_KINDS = ("order_given", "note", "order_retracted")
+"""Events that start where the game waits for an order: an order and everything it decides, a
+note, a withdrawn order. A log cut just before one of them (or at its end) is a game at rest."""
+
+class RecordError(ValueError):
+    """A mistake in recording (a bad script line, nothing to undo, ...): one line for the user."""
+
+
+def parse_players(text: str | None) -> dict[str, str]:
+    """``red=Ann,blue=Bo`` -> {"red": "Ann", "blue": "Bo"}; a side not named keeps its default."""
+    players = {"red": "red player", "blue": "blue player"}
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        side, sep, name = part.partition("=")
+        side, name = side.strip().lower(), name.strip()
+        if not sep or side not in players or not name:
+            raise RecordError(f"--players takes red=NAME,blue=NAME, not {text!r}")
+        players[side] = name
+    return players
+
+
+def parse_faces(text: str) -> list[int]:
+    """``3,5`` or ``3 5`` -> [3, 5]: the faces of d6s."""
+    words = text.replace(",", " ").split()
+    if not words:
+        raise DiceError("give the faces the dice showed, e.g. 4 or 3,5")
+    faces = []
+    for word in words:
+        if not word.isdigit() or not 1 <= int(word) <= 6:
+            raise DiceError(f"a d6 shows 1 to 6, not {word!r}")
+        faces.append(int(word))
+    return faces
+
+
+def refusal(exc: IllegalOrder) -> str:
+    """An illegal order's reason, then its rule's id and catalogue text, on one line."""
+    rule = catalogue().get(exc.rule)
+    text = " ".join(rule.text.split()) if rule else "(not in the catalogue)"
+    return f"{exc.message} — rule {exc.rule}: {text}"
+
+
+# -- dice given at the table, a few at a time ---------------------------------------------------
+
+
+class _MoreDice(Exception):
+    """The rules asked for a die that has not been given yet."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(f"die number {number}")
+        self.number = number
+
+
+class _TableDice:
+    """The faces given so far for one order; asking for one more raises _MoreDice."""
+
+    mode = "manual"
+
+    def __init__(self, faces: list[int]) -> None:
+        self.faces = list(faces)
+        self.rolled = 0
+
+    def roll(self, sides: int = 6) -> int:
+        if self.rolled >= len(self.faces):
+            raise _MoreDice(self.rolled + 1)
+        face = self.faces[self.rolled]
+        if not 1 <= face <= sides:
+            raise DiceError(f"a d{sides} shows 1 to {sides}, not {face}")
+        self.rolled += 1
+        return face
+
+
+def _too_many(needed: int, given: int) -> DiceError:
+    return DiceError(f"this order rolls {needed} dice but {given} were given; "
+                     "nothing was recorded")
+
+
+@dataclass
+class Pending:
+    """An order the rules accepted that waits for the faces of its dice."""
+
+    order: Order
+    faces: list[int] = field(default_factory=list)
+    wanted: int = 1  # the number of the die the rules ask for next
+    line: int | None = None  # where a script gave it
+
+    @property
+    def text(self) -> str:
+        return format_order(self.order)
+
+
+class Recorder:
+    """One stored game being recorded: its log as last read, and the order waiting for dice."""
+
+    def __init__(self, store: EventStore, game_id: str) -> None:
+        self.store, self.game_id = store, game_id
+        self.pending: Pending | None = None
+        self.reload()
+
+    def reload(self) -> None:
+        """Read the game again from the store (after another writer appended)."""
+        self.game = Game(self.store.read(self.game_id))
+        self.pending = None
+
+    @property
+    def state(self) -> GameState:
+        return self.game.state
+
+    @property
+    def events(self) -> list[Event]:
+        return self.game.events
+
+    @property
+    def who(self) -> str | None:
+        """The name of the player the game waits for."""
+        side = self.state.to_act
+        return self.state.players.get(side or "", side)
+
+    def legal(self) -> list[Order]:
+        return self.game.legal_orders()
+
+    def order_from(self, text: str) -> Order:
+        """A number from the list of legal orders, or an order in the notation."""
+        text = text.strip()
+        if text.isdigit():
+            legal = self.legal()
+            if not 1 <= int(text) <= len(legal):
+                raise RecordError(f"there is no order number {text} (1 to {len(legal)})")
+            return legal[int(text) - 1]
+        return parse_order(text.split())
+
+    # -- the three inputs --------------------------------------------------------------------
+
+    def give(self, order: Order, faces: list[int] | None = None) -> list[Event] | None:
+        """Check ``order`` and record it, with ``faces`` if it rolls dice. Return the events
+        appended, or None if the order waits for (more of) its dice. IllegalOrder if the rules
+        refuse it; then nothing is stored and nothing waits."""
+        if self.pending is not None:
+            raise RecordError(f"'{self.pending.text}' waits for its dice: give them "
+                              "(e.g. dice 4), or undo it")
+        state = self.state
+        if state.ended:
+            raise RecordError("the game is over: nothing more to record")
+        if self.who in POLICIES:
+            raise RecordError(f"{state.to_act} is played by the {self.who} bot in this game: "
+                              "only the players' orders are recorded at the table")
+        if state.dice_mode == "seeded":
+            if faces:
+                raise DiceError("this game rolls its own dice (--dice auto): give no dice")
+            return self._append_play(order, None)
+        self.pending = Pending(order)
+        try:
+            return self._try_dice(faces or [])
+        except Exception:
+            self.pending = None
+            raise
+
+    def dice(self, faces: list[int]) -> list[Event] | None:
+        """More faces for the order waiting for its dice: the events appended once they are
+        enough, None while the rules want more."""
+        if self.pending is None:
+            raise RecordError("no order is waiting for dice"
+                              + (" (this game rolls its own)" if self.state.dice_mode == "seeded"
+                                 else ""))
+        try:
+            return self._try_dice(self.pending.faces + faces)
+        except IllegalOrder:  # the rules refused it past its first die
+            self.pending = None
+            raise
+
+    def undo(self) -> Event:
+        """Take back the order waiting for its dice: an order_retracted event is appended."""
+        if self.pending is None:
+            last = next((e for e in reversed(self.events) if e["kind"] == "order_given"), None)
+            done = (f"; the last order ({format_order(order_of(last['order']))}) is "
+                    "already recorded with its consequences" if last else "")
+            raise RecordError("nothing to undo: undo takes back an order before its dice are "
+                              f"entered{done}")
+        event = retraction(self.state, self.pending.order, self.who)
+        self._append([event])
+        self.pending = None
+        return event
+
+    def note(self, text: str, author: str | None = None) -> Event:
+        """A note on the game as it stands (about its last event of the battle)."""
+        about = next((e["seq"] for e in reversed(self.events)
+                      if e["kind"] not in ("note", "order_retracted")), 1)
+        try:
+            event = make_note(self.events, about, text, author)
+        except ValueError as exc:
+            raise RecordError(str(exc)) from None
+        self._append([event])
+        return event
+
+    # -- appending ---------------------------------------------------------------------------
+
+    def _try_dice(self, faces: list[int]) -> list[Event] | None:
+        pending = self.pending
+        assert pending is not None
+        try:
+            new = self._append_play(pending.order, _TableDice(faces))
+        except _MoreDice as more:
+            pending.faces, pending.wanted = faces, more.number
+            return None
+        self.pending = None
+        return new
+
+    def _append_play(self, order: Order, dice: _TableDice | None) -> list[Event]:
+        """Decide ``order`` (the state is left as it is), append what follows, then fold it."""
+        expected, by = self.events[-1]["seq"], self.who
+        try:
+            new = decide(self.state, order, dice if dice is not None else self.game.dice, by=by)
+        except Exception:
+            if dice is None:  # forget the seeded dice a refused decision drew
+                self.game.dice = SeededDice(self.state.seed or 0, self.state.dice_rolled)
+            raise
+        if dice is not None and dice.rolled < len(dice.faces):
+            raise _too_many(dice.rolled, len(dice.faces))
+        self._append(new, expected)
+        return new
+
+    def _append(self, new: list[Event], expected: int | None = None) -> None:
+        """One transaction; on any refusal (another writer first) the game is read again."""
+        try:
+            self.store.append(self.game_id, new,
+                              self.events[-1]["seq"] if expected is None else expected)
+        except StoreError:
+            self.reload()
+            raise
+        for event in new:
+            evolve(self.state, event, check=False)
+        self.events.extend(new)
+
+
+# -- starting or resuming a game ---------------------------------------------------------------
+
+
+def start_game(store: EventStore, scenario: Scenario, game_id: str, *, players: dict[str, str],
+               dice: str, seed: int | None, faces: list[int], played: str | None) -> bool:
+    """Store a new game's opening; False (and nothing stored) while a manual-dice opening wants
+    more dice than ``faces``."""
+    try:
+        new_game(store, scenario, game_id, players=players, dice=dice, seed=seed,
+                 opening_dice=faces, played=played)
+    except DiceError:
+        if dice == "manual":
+            try:
+                start(game_id, scenario, players=players, dice="manual", opening_dice=faces)
+            except DiceError:
+                return False  # the faces are good, there are too few of them
+        raise
+    return True
+
+
+@dataclass
+class Setup:
+    """What `warlog record` was asked to do, before any game is touched."""
+
+    scenario: str | None
+    game: str | None
+    players: str | None
+    dice: str | None
+    seed: int | None
+
+
+def prepare(store: EventStore, setup: Setup) -> tuple[str, Scenario | None, dict[str, Any]]:
+    """(game id, the scenario of a new game or None to resume, how to start it)."""
+    if setup.game is not None and store.has_game(setup.game):
+        given = [name for name, value in (("--players", setup.players), ("--dice", setup.dice),
+                                          ("--seed", setup.seed)) if value is not None]
+        if given:
+            raise RecordError(f"game {setup.game!r} is already in the database: "
+                              f"{', '.join(given)} only set up a new game")
+        if setup.scenario is not None:
+            first = store.read(setup.game, 1)[0]
+            wanted = load_scenario(setup.scenario).id
+            if first["scenario"].get("id") != wanted:
+                raise RecordError(f"game {setup.game!r} is a game of "
+                                  f"{first['scenario'].get('id')!r}, not {wanted!r}")
+        return setup.game, None, {}
+    if setup.scenario is None:
+        raise RecordError("give a scenario to start a game, or --game with a game in the "
+                          "database to carry on recording it")
+    scenario = load_scenario(setup.scenario)
+    mode = {"manual": "manual", None: "manual", "auto": "seeded", "seeded": "seeded"}.get(
+        setup.dice)
+    if mode is None:
+        raise RecordError(f"--dice is manual or auto, not {setup.dice!r}")
+    if mode == "manual" and setup.seed is not None:
+        raise RecordError("--seed is for --dice auto: with manual dice the players roll")
+    seed = setup.seed
+    if mode == "seeded" and seed is None:
+        seed = int.from_bytes(os.urandom(4), "big")  # chance read at the edge, then recorded
+    players = parse_players(setup.players)
+    for side, name in players.items():
+        if name in POLICIES:
+            raise RecordError(f"player name {name!r} for {side} is the name of a bot policy; "
+                              "choose another (bots are for `warlog simulate`)")
+    how = {"players": players, "dice": mode, "seed": seed,
+           "played": date.today().isoformat()}  # today is read here, never by the engine
+    return setup.game or free_game_id(store, scenario), scenario, how
+
+
+# -- a script ------------------------------------------------------------------------------
+
+
+@dataclass
+class ScriptResult:
+    game: str
+    orders: int = 0
+    withdrawn: int = 0
+    notes: int = 0
+    started: bool = False
+
+
+def _strip_comment(line: str) -> str:
+    """The line without its comment; a note's text is kept whole, # and all."""
+    text = line.strip()
+    if not text or text.startswith("#"):
+        return ""
+    if text.split(maxsplit=1)[0].lower() == "note":
+        return text
+    return text.split("#", 1)[0].strip()
+
+
+def _split_dice(words: list[str]) -> tuple[list[str], list[int] | None]:
+    lowered = [w.lower() for w in words]
+    if "dice" not in lowered:
+        return words, None
+    i = lowered.index("dice")
+    return words[:i], parse_faces(" ".join(words[i + 1:]))
+
+
+def run_script(store: EventStore, path: Path, game_id: str, scenario: Scenario | None,
+               how: dict[str, Any]) -> ScriptResult:
+    """Record the inputs of the script at ``path`` into ``game_id`` (started from ``scenario``
+    with ``how`` if it is new). RecordError names the first bad line; all before it is kept."""
+    try:
+        lines = Path(path).read_text("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecordError(f"{path}: cannot read the script ({exc})") from None
+    result = ScriptResult(game_id)
+    rec: Recorder | None = None if scenario is not None else Recorder(store, game_id)
+    opening: list[int] = []
+    opening_line: int | None = None  # the first `dice` line, for the opening's dice
+
+    def fail(number: int, problem: str) -> RecordError:
+        return RecordError(f"{path} line {number}: {problem}")
+
+    def begin(number: int) -> Recorder:
+        assert scenario is not None
+        try:
+            started = start_game(store, scenario, game_id, faces=opening, **how)
+        except DiceError as exc:  # more dice than the opening rolls, or dice it does not take
+            raise fail(opening_line or number, str(exc)) from None
+        if not started:
+            raise fail(number, f"the game opens with dice rolls (army tables or a roll-off) and "
+                       f"needs die number {len(opening) + 1}: give them first, on `dice` lines")
+        result.started = True
+        return Recorder(store, game_id)
+
+    for number, raw in enumerate(lines, 1):
+        text = _strip_comment(raw)
+        if not text:
+            continue
+        words = text.split()
+        verb = words[0].lower()
+        try:
+            if rec is None:
+                if verb == "dice":
+                    opening.extend(parse_faces(" ".join(words[1:])))
+                    opening_line = opening_line or number
+                    continue
+                rec = begin(number)
+            if verb == "note":
+                rec.note(text[len(words[0]):].strip())
+                result.notes += 1
+            elif verb == "undo" and len(words) == 1:
+                rec.undo()
+                result.withdrawn += 1
+            elif verb == "dice":
+                if rec.dice(parse_faces(" ".join(words[1:]))) is not None:
+                    result.orders += 1
+            else:
+                if rec.pending is not None:
+                    raise RecordError(
+                        f"'{rec.pending.text}' (line {rec.pending.line}) still needs die number "
+                        f"{rec.pending.wanted}: give it on a `dice` line, or undo the order")
+                order_words, faces = _split_dice(words)
+                order = parse_order(order_words)
+                if rec.give(order, faces) is not None:
+                    result.orders += 1
+                elif rec.pending is not None:
+                    rec.pending.line = number
+        except IllegalOrder as exc:
+            raise fail(number, f"illegal order '{text}': {refusal(exc)}") from None
+        except RecordError as exc:
+            if str(exc).startswith(f"{path} line "):
+                raise
+            raise fail(number, str(exc)) from None
+        except (NotationError, DiceError, StoreError) as exc:
+            raise fail(number, str(exc)) from None
+    if rec is None:
+        rec = begin(len(lines) + 1)
+    if rec.pending is not None:
+        raise fail(rec.pending.line or len(lines), f"'{rec.pending.text}' rolls dice, but the "
+                   f"file ends before its die number {rec.pending.wanted}: add a `dice` line "
+                   "or `undo`")
+    return result
+
+
+# -- at the table ----------------------------------------------------------------------------
+
+
+HELP = ("Type an order's number or its notation (e.g. move r-inf-1 E 2); when it rolls dice, the "
+        "faces the real dice showed (e.g. 3,5). undo: take back the order waiting for its dice. "
+        "note TEXT: a note on the game as it stands. end: end the phase. orders [UNIT]: list the "
+        "legal orders again. board: draw the board. quit: leave (resume with --game).")
+
+
+LIST_AT_MOST = 120  # more legal orders than this are summed up by unit, not listed
+
+
+class Table:
+    """The conversation at the table: ``ask`` reads a line (EOFError: the input ended), ``say``
+    prints a line of rich markup."""
+
+    def __init__(self, rec: Recorder, ask: Callable[[str], str], say: Callable[[Any], None],
+                 resume: str) -> None:
+        self.rec, self.ask, self.say, self.resume = rec, ask, say, resume
+        self._listed: int | None = None
+
+    def run(self) -> None:
+        from rich.markup import escape
+
+        while True:
+            state = self.rec.state
+            if state.ended:
+                result = f"{state.winner} wins" if state.winner else "a draw"
+                self.say(f"[bold]game over[/bold]: {result} ({escape(state.end_reason or '')}); "
+                         f"{escape(self.rec.game_id)} is stored")
+                return
+            if self.rec.pending is None and self._listed != self._moment():
+                self._show_orders()
+            try:
+                line = self.ask(self._prompt()).strip()
+            except (EOFError, KeyboardInterrupt):
+                line = "quit"
+            if not line:
+                continue
+            if not self.handle(line):
+                return
+
+    def _prompt(self) -> str:
+        from rich.markup import escape
+
+        if self.rec.pending is not None:
+            got = (f" (so far {','.join(map(str, self.rec.pending.faces))})"
+                   if self.rec.pending.faces else "")
+            return (f"dice for {escape(self.rec.pending.text)}, die number "
+                    f"{self.rec.pending.wanted}{got} (or undo) > ")
+        return f"{escape(self._header())} > "
+
+    def _moment(self) -> int:
+        """The last event of the battle (notes and withdrawn orders change no orders)."""
+        return next(e["seq"] for e in reversed(self.rec.events)
+                    if e["kind"] not in ("note", "order_retracted"))
+
+    def _header(self) -> str:
+        s = self.rec.state
+        return f"turn {s.turn} · {s.to_act or '-'} ({self.rec.who}) · {s.phase}"
+
+    def _show_orders(self, unit: str | None = None) -> None:
+        from rich.columns import Columns
+        from rich.markup import escape
+
+        self._listed = self._moment()
+        legal = self.rec.legal()
+        many = unit is None and len(legal) > LIST_AT_MOST
+        shown = [f"{i:>3} {escape(format_order(o))}" for i, o in enumerate(legal, 1)
+                 if (unit is None and not (many and getattr(o, "unit", None)))
+                 or (unit is not None and getattr(o, "unit", None) == unit)]
+        self.say(f"[bold]{escape(self._header())}[/bold]: {len(legal)} legal orders"
+                 + (f" ({len(shown)} for {escape(unit)})" if unit else ""))
+        if many:  # too many to read: how many each unit has, and `orders UNIT` lists them
+            counts: dict[str, int] = {}
+            for o in legal:
+                if getattr(o, "unit", None):
+                    counts[o.unit] = counts.get(o.unit, 0) + 1  # type: ignore[union-attr]
+            self.say("  " + escape(", ".join(f"{u} {n}" for u, n in counts.items()))
+                     + " [dim](orders UNIT lists a unit's, numbered)[/dim]")
+        if shown:
+            self.say(Columns(shown, column_first=True, padding=(0, 3)))  # type: ignore[arg-type]
+        self.say("[dim]a number or an order; end, undo, note TEXT, orders [UNIT], board, "
+                 "help, quit[/dim]")
+
+    def _said(self, new: list[Event]) -> None:
+        from rich.markup import escape
+
+        from warlog.engine.analysis import narrate_all
+
+        lines = narrate_all(self.rec.events)[-len(new):]
+        for event, line in zip(new, lines):
+            self.say(f"  {event['seq']:>5}  {escape(line)}")
+
+    def handle(self, line: str) -> bool:
+        """Act on one line; False to leave."""
+        from rich.markup import escape
+
+        words = line.split()
+        verb = words[0].lower()
+        rec = self.rec
+        try:
+            if verb in ("quit", "exit") and len(words) == 1:
+                waiting = (f" ('{escape(rec.pending.text)}' was not recorded: it waited for "
+                           "its dice)" if rec.pending else "")
+                self.say(f"left {rec.game_id}: it stays in the database{waiting}; carry on "
+                         f"with: {escape(self.resume)}")
+                return False
+            if verb in ("help", "?"):
+                self.say(escape(HELP))
+            elif verb == "orders" and len(words) <= 2:
+                self._show_orders(words[1] if len(words) == 2 else None)
+            elif verb == "board" and len(words) == 1:
+                from warlog.board_text import board_lines, legend
+
+                for row in board_lines(rec.state):
+                    self.say(row)
+                self.say(f"[dim]{escape(legend(rec.state))}[/dim]")
+            elif verb == "note":
+                event = rec.note(line[len(words[0]):].strip())
+                self._said([event])
+            elif verb == "undo" and len(words) == 1:
+                self._said([rec.undo()])
+            elif rec.pending is not None and verb != "dice" and not verb[0].isdigit():
+                raise RecordError(f"'{rec.pending.text}' waits for its dice: enter the faces "
+                                  "(e.g. 4 or 3,5), or undo it")
+            elif rec.pending is not None or verb == "dice":
+                faces = parse_faces(" ".join(words[1:] if verb == "dice" else words))
+                new = rec.dice(faces)
+                if new is not None:
+                    self._said(new)
+            else:
+                order_words, faces = _split_dice(words)  # an order may bring its dice along
+                order = rec.order_from(" ".join(order_words))
+                new = rec.give(order, faces)
+                if new is not None:
+                    self._said(new)
+        except IllegalOrder as exc:
+            rule = catalogue().get(exc.rule)
+            self.say(f"[red]refused:[/red] {escape(exc.message)}")
+            self.say(f"  [bold]{escape(exc.rule)}[/bold]: "
+                     + escape(" ".join(rule.text.split()) if rule else "(not in the catalogue)"))
+        except StoreError as exc:  # another writer: reloaded, say so and carry on
+            self.say(f"[red]error:[/red] {escape(str(exc))}")
+            self._listed = None
+        except (RecordError, NotationError, DiceError) as exc:
+            self.say(f"[red]error:[/red] {escape(str(exc))}")
+        return True
+
+
+def open_table(store: EventStore, game_id: str, scenario: Scenario | None,
+               how: dict[str, Any], ask: Callable[[str], str],
+               say: Callable[[str], None]) -> bool:
+    """Start a new game at the table, asking for the opening's dice if it rolls any; False if
+    the players left before it could start (nothing stored)."""
+    if scenario is None:
+        return True
+    faces: list[int] = []
+    while not start_game(store, scenario, game_id, faces=faces, **how):
+        try:
+            line = ask(f"the opening rolls dice (army tables or a roll-off): die number "
+                       f"{len(faces) + 1} > ").strip()
+        except (EOFError, KeyboardInterrupt):
+            line = "quit"
+        if line.lower() == "quit":
+            say("left before the game started: nothing was stored")
+            return False
+        try:
+            faces += parse_faces(line[4:] if line.lower().startswith("dice") else line)
+        except DiceError as exc:
+            say(f"[red]error:[/red] {exc}")
+    seed = f", seed {how['seed']}" if how.get("seed") is not None else ""
+    say(f"started {game_id} ({scenario.title}; {how['dice']} dice{seed})")
+    return True
+
+
+# -- forking ---------------------------------------------------------------------------------
+
+
+def rest_points(events: list[Event]) -> list[int]:
+    """Every length a prefix of ``events`` may be cut to and leave a game waiting for an order
+    (or over): just before each input, and the whole log."""
+    return [i for i in range(1, len(events)) if events[i]["kind"] in INPUT_KINDS] + [len(events)]
+
+
+def fork(store: EventStore, game_id: str, at: int, new_id: str | None = None
+         ) -> tuple[str, int]:
+    """Start a new game from event ``at`` of ``game_id``: its events up to there, cut back to
+    the last point where the game waits for an order, under a new game id (the store builds
+    the new hash chain). Returns (new id, the seq it was cut at)."""
+    events = store.read(game_id)
+    if not 1 <= at <= len(events):
+        raise RecordError(f"{game_id} has events 1 to {len(events)}: there is no event {at}")
+    points = rest_points(events)
+    cut = max((k for k in points if k <= at), default=None)
+    if cut is None:
+        raise RecordError(f"event {at} is inside {game_id}'s opening: the game first waits for "
+                          f"an order after event {points[0]}; fork at {points[0]} or later")
+    if new_id is None:
+        n = 1
+        while store.has_game(f"{game_id}-fork-{n}"):
+            n += 1
+        new_id = f"{game_id}-fork-{n}"
+    if not new_id.strip():
+        raise RecordError("--new-id needs a game id")
+    copied = [{**e, "game": new_id} for e in events[:cut]]
+    report = verify(copied)
+    if not report.ok:
+        raise RecordError(f"{game_id} does not verify up to event {cut}, so it cannot be "
+                          f"forked there: {report.mismatch.message}")  # type: ignore[union-attr]
+    store.append(new_id, copied, 0)
+    return new_id, cut
+
+
+# -- the command -----------------------------------------------------------------------------
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
+def record_game(store: EventStore, setup: Setup, *, script: Path | None,
+                ask: Callable[[str], str], say: Callable[[Any], None], db_flag: str = "") -> None:
+    """`warlog record`: start (or resume) a game, then record it from ``script`` or at the table
+    (``ask`` reads a line, ``say`` prints rich markup). ``db_flag``: the ``--db`` to repeat in
+    the hint for resuming."""
+    from rich.markup import escape
+
+    game_id, scenario, how = prepare(store, setup)
+    resume = f"warlog record --game {game_id}{db_flag}"
+    if script is not None:
+        result = run_script(store, script, game_id, scenario, how)
+        state = Game(store.read(game_id)).state
+        where = (f"game over: {state.winner or 'a draw'} ({state.end_reason})" if state.ended
+                 else f"now turn {state.turn}, {state.to_act} "
+                      f"({state.players.get(state.to_act or '', '-')}) {state.phase}")
+        say(escape(f"{'started' if result.started else 'continued'} {game_id} from {script}: "
+                   f"{_count(result.orders, 'order')}, {result.withdrawn} withdrawn, "
+                   f"{_count(result.notes, 'note')}; "
+                   f"{where}"))
+        return
+    if not open_table(store, game_id, scenario, how, ask, say):
+        return
+    if scenario is None:
+        say(escape(f"carrying on with {game_id}"))
+    Table(Recorder(store, game_id), ask, say, resume).run()

@@ -206,6 +206,18 @@ def markdown_text(text: str) -> str:
     return _MARKDOWN.sub(r"\\\1", " ".join(text.splitlines()))
 
 
+@st.cache_resource(show_spinner="Re-deriving the game from its orders and dice…", max_entries=16)
+def upload_refusal(key: str, _events: list[Event]) -> str | None:
+    """Why an uploaded file may not be shown: it does not re-derive from its own orders and
+    dice (an edited die, even with its hash chain recomputed). A file that merely stops inside
+    an order (a game exported while it was being played) is shown, marked not verified."""
+    report = verify(_events)
+    if report.ok or report.mismatch.message.startswith("the log stops after"):
+        return None
+    return (f"it does not re-derive from its own orders and dice: event seq "
+            f"{report.mismatch.seq}: {report.mismatch.message}")
+
+
 def verified_line(identity: str, events: list[Event]) -> str:
     """What is proven of the game on show, for the replay header as markdown-safe text
     (verify's wording, see engine.verify.what_was_checked): re-derived once per game and

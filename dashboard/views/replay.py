@@ -79,6 +79,9 @@ def choose_source() -> tuple[str, list[Event]] | str | None:
     except Exception as exc:  # an uploaded file is untrusted input: any failure is a message
         return f"Cannot open {upload.name}: {exc}"
     key = data.source_key("upload", raw)
+    refusal = data.upload_refusal(key, events)
+    if refusal is not None:
+        return f"Cannot open {upload.name}: {refusal}"
     st.session_state["game_identity"] = f"upload:{key}"
     return key, events
 

@@ -411,3 +411,21 @@ def data_events(at: AppTest) -> list[dict]:
 
     with SQLiteEventStore(os.environ["WARLOG_DB"]) as store:
         return store.read(SHORT_GAME)
+
+
+def test_an_upload_with_an_edited_die_is_refused_naming_the_event(app, demo_db):
+    """The chain recomputed over the edit (encode_replay hashes what it is given): only
+    re-deriving the game from its orders and dice can tell."""
+    with SQLiteEventStore(demo_db) as store:
+        events = store.read(SHORT_GAME)
+    die = next(i for i, e in enumerate(events) if e["kind"] == "dice_rolled")
+    edited = [dict(e) for e in events]
+    edited[die]["faces"] = [7 - edited[die]["faces"][0]]
+    at = app
+    at.radio(key="source").set_value("Replay file").run()
+    at.file_uploader(key="upload").set_value(("edited.jsonl", encode_replay(edited),
+                                               "application/octet-stream")).run()
+    assert not at.exception
+    message = " ".join(e.value for e in at.error)
+    assert "does not re-derive" in message and f"event seq {edited[die]['seq']}" in message
+    assert not at.get("plotly_chart")  # nothing of the game is shown

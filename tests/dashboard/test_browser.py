@@ -124,7 +124,8 @@ def test_dashboard_steps_in_a_real_browser(server, browser, tmp_path):
     page.wait_for_function("() => document.body.innerText.includes('Step 1 of')", timeout=15_000)
     page.wait_for_selector(".js-plotly-plot")
     assert page.locator('[data-testid="stException"]').count() == 0
-    page.wait_for_timeout(500)  # let plotly finish drawing before the picture
+    page.wait_for_function("""() => [...document.querySelectorAll('.js-plotly-plot')]
+        .every(el => el._fullLayout && el.querySelector('.main-svg'))""", timeout=30_000)
     shot = tmp_path / "dashboard.png"
     page.screenshot(path=str(shot))
     if os.environ.get("WARLOG_SCREENSHOT"):  # a copy to look at: WARLOG_SCREENSHOT=/tmp/x.png

@@ -27,6 +27,8 @@ file, the line and the problem; everything before it is stored.
 
 from __future__ import annotations
 
+import sys
+
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -473,6 +475,29 @@ HELP = ("Type an order's number or its notation (e.g. move r-inf-1 E 2); when it
 LIST_AT_MOST = 120  # more legal orders than this are summed up by unit, not listed
 
 
+WORDS = ("undo", "note ", "end", "quit", "orders ")  # what the table understands besides orders
+
+
+def complete_with(table: Table) -> None:
+    """Tab completion of the legal orders at an interactive prompt (the standard library's
+    readline, where the terminal has it): a typed start completes to a whole order."""
+    try:
+        import readline
+    except ImportError:  # no readline on this platform: the numbered list still works
+        return
+    found: list[str] = []
+
+    def complete(text: str, state: int) -> str | None:
+        if state == 0:
+            typed = readline.get_line_buffer()
+            found[:] = [c for c in table.choices() if c.startswith(typed)]
+        return found[state] if state < len(found) else None
+
+    readline.set_completer_delims("")  # complete the whole line, not the last word
+    readline.set_completer(complete)
+    readline.parse_and_bind("tab: complete")
+
+
 class Table:
     """The conversation at the table: ``ask`` reads a line (EOFError: the input ended), ``say``
     prints a line of rich markup."""
@@ -502,6 +527,15 @@ class Table:
                 continue
             if not self.handle(line):
                 return
+
+    def choices(self) -> list[str]:
+        """What a line may be now, for completion at the prompt: the legal orders in the
+        notation and the table's own words."""
+        if self.rec.pending is not None:
+            return ["undo"]
+        from warlog.notation import format_order
+
+        return sorted({format_order(o) for o in self.rec.legal()} | set(WORDS))
 
     def _prompt(self) -> str:
         from rich.markup import escape
@@ -706,4 +740,7 @@ def record_game(store: EventStore, setup: Setup, *, script: Path | None,
         return
     if scenario is None:
         say(escape(f"carrying on with {game_id}"))
-    Table(Recorder(store, game_id), ask, say, resume).run()
+    table = Table(Recorder(store, game_id), ask, say, resume)
+    if sys.stdin.isatty():
+        complete_with(table)
+    table.run()

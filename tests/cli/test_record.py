@@ -451,3 +451,21 @@ def test_the_table_stops_when_the_game_is_over(tmp_path):
     assert out.count("game over") == 1
     events = stored(tmp_path / "a.db")
     assert events[-1]["kind"] == "game_ended" and verify(events).ok
+
+
+def test_the_prompt_completes_the_legal_orders_and_the_tables_words(tmp_path, scripted):
+    """What tab completion offers at the table: every legal order in the notation (so a typed
+    start completes to an order the rules accept) and undo, note, end, quit, orders."""
+    from warlog.engine.game import legal_orders
+    from warlog.events.sqlite_store import SQLiteEventStore
+    from warlog.notation import format_order
+    from warlog.record import Recorder, Table
+
+    with SQLiteEventStore(scripted) as store:
+        rec = Recorder(store, GAME)
+        table = Table(rec, ask=lambda p: "quit", say=lambda m: None, resume="")
+        offered = table.choices()
+        wanted = {format_order(o) for o in legal_orders(rec.state)}
+    assert wanted <= set(offered) and {"undo", "end", "quit"} <= set(offered)
+    assert all(o in wanted or o.strip() in ("undo", "note", "end", "quit", "orders")
+               for o in offered)

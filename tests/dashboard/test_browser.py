@@ -151,6 +151,8 @@ def _point_on_page(page, plot: int, role: str, index: int = 0) -> tuple[float, f
 def test_clicks_on_the_board_and_the_charts_and_a_copied_link(server, browser):
     """A click on a unit selects it (its ring and reach drawn); a click on a chart's point goes
     to that turn; the page's address opened in a new tab finds the same step."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     url, _ = server
     page = browser.new_page(viewport={"width": 1500, "height": 2300})
     page.goto(url)
@@ -162,17 +164,27 @@ def test_clicks_on_the_board_and_the_charts_and_a_copied_link(server, browser):
     assert page.get_by_text("facing", exact=False).count() > 0
     page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 4",
                            timeout=30_000)
-    page.locator(".js-plotly-plot").nth(1).scroll_into_view_if_needed()
-    last = page.evaluate("""() => {
-        const el = document.querySelectorAll('.js-plotly-plot')[1];
-        const t = el._fullData.find(t => t.meta && t.meta.role === 'hits');
-        return t._length - 1;
-    }""")
-    x, y = _point_on_page(page, 1, "hits", last)  # the attrition chart's last turn
     before = _step_title(page)
-    page.mouse.click(x, y)
-    page.wait_for_function("t => !document.body.innerText.includes(t)", arg=before,
-                           timeout=30_000)
+    # The page may still be redrawing after the board click: find the attrition chart afresh
+    # on each try, bring it into view, click its last turn, and wait for the step to move.
+    for attempt in range(5):
+        page.wait_for_function("""() => { const el = document.querySelectorAll(
+            '.js-plotly-plot')[1]; return el && el._fullData &&
+            el._fullData.some(t => t.meta && t.meta.role === 'hits'); }""", timeout=30_000)
+        last = page.evaluate("""() => {
+            const el = document.querySelectorAll('.js-plotly-plot')[1];
+            el.scrollIntoView({block: 'center'});
+            const t = el._fullData.find(t => t.meta && t.meta.role === 'hits');
+            return t._length - 1;
+        }""")
+        x, y = _point_on_page(page, 1, "hits", last)  # the attrition chart's last turn
+        page.mouse.click(x, y)
+        try:
+            page.wait_for_function("t => !document.body.innerText.includes(t)", arg=before,
+                                   timeout=15_000)
+            break
+        except PlaywrightTimeout:
+            assert attempt < 4, "a click on the chart's point never moved the step"
     page.wait_for_function("() => /step=\\d+/.test(location.search)", timeout=15_000)
     moved = _step_title(page)
     assert not moved.startswith("Step 1 of")

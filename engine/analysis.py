@@ -7,7 +7,7 @@ any analysis at scale (a list of dicts goes straight into a DataFrame, if you wa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -155,11 +155,31 @@ def expected_hits(event: Event, mode: str = "each", sides: int = 6) -> float:
     return total / sides
 
 
-def luck(events: Sequence[Event]) -> list[dict[str, Any]]:
-    """Per side: dice rolled, mean face, hits dealt against the hits an average die would have
-    dealt in the very same attacks. ``luck`` > 0 means the dice favoured that side."""
+def resolutions(events: Sequence[Event]) -> Iterator[tuple[int, str, float, float]]:
+    """Every resolved die as (turn, side, what it gave, what an average die gives): hits for
+    a hits roll (One Hour Wargames, density), 1 or 0 for a die that hits or misses (the
+    Portable Wargame, Napoleonic fire), 1 or 0 for a Napoleonic melee die that holds (a low roll
+    hurts its own unit). What it gave less the average is that die's luck, for its side."""
     units = _units(events)
     mode = events[0].get("options", {}).get("halving", "each")
+    for e in events:
+        if e["kind"] == "hits_inflicted":
+            yield e["turn"], _striking_side(e, units), e["hits"], expected_hits(e, mode)
+        elif e["kind"] == "attack_rolled":
+            bonus = sum(v for _, v in e["modifiers"])
+            odds = sum(f + bonus >= e["needed"] for f in range(1, 7)) / 6
+            yield e["turn"], units[e["source"]].side, int(e["hit"]), odds
+        elif e["kind"] == "melee_rolled":
+            bonus = sum(v for _, v in e["modifiers"])
+            holds = sum(f + bonus > e["at_most"] for f in range(1, 7)) / 6
+            yield e["turn"], units[e["unit"]].side, int(not e["hit"]), holds
+
+
+def luck(events: Sequence[Event]) -> list[dict[str, Any]]:
+    """Per side: dice rolled, mean face, what its dice gave (hits, or hits and holds) against
+    what average dice would have given in the very same rolls. ``luck`` > 0: the dice
+    favoured that side."""
+    units = _units(events)
     rows = {s: {"side": s, "dice": 0, "face_sum": 0, "hits": 0, "expected_hits": 0.0}
             for s in SIDES}
     for e in events:
@@ -167,15 +187,9 @@ def luck(events: Sequence[Event]) -> list[dict[str, Any]]:
             row = rows[units[e["unit"]].side]
             row["dice"] += len(e["faces"])
             row["face_sum"] += sum(e["faces"])
-        elif e["kind"] == "hits_inflicted":
-            row = rows[_striking_side(e, units)]
-            row["hits"] += e["hits"]
-            row["expected_hits"] += expected_hits(e, mode)
-        elif e["kind"] == "attack_rolled":  # a die that hits or misses: expected = its odds
-            row = rows[units[e["source"]].side]
-            row["hits"] += int(e["hit"])
-            bonus = sum(v for _, v in e["modifiers"])
-            row["expected_hits"] += sum(f + bonus >= e["needed"] for f in range(1, 7)) / 6
+    for _, side, got, expected in resolutions(events):
+        rows[side]["hits"] += got
+        rows[side]["expected_hits"] += expected
     return [{"side": r["side"], "dice": r["dice"],
              "mean_face": round(r["face_sum"] / r["dice"], 2) if r["dice"] else None,
              "hits": r["hits"], "expected_hits": round(r["expected_hits"], 2),
@@ -183,18 +197,11 @@ def luck(events: Sequence[Event]) -> list[dict[str, Any]]:
 
 
 def luck_by_turn(events: Sequence[Event]) -> list[dict[str, Any]]:
-    """One row per (turn, side): the side's luck so far (hits its dice dealt minus what average
-    dice would have dealt in the same attacks), so a chart shows who the dice favoured when."""
-    units = _units(events)
-    mode = events[0].get("options", {}).get("halving", "each")
+    """One row per (turn, side): the side's luck so far (what its dice gave less what average
+    dice would have given in the same rolls), so a chart shows who the dice favoured when."""
     per_turn = {t: dict.fromkeys(SIDES, 0.0) for t in range(_last_turn(events) + 1)}
-    for e in events:
-        if e["kind"] == "hits_inflicted":
-            per_turn[e["turn"]][_striking_side(e, units)] += e["hits"] - expected_hits(e, mode)
-        elif e["kind"] == "attack_rolled":
-            bonus = sum(v for _, v in e["modifiers"])
-            odds = sum(f + bonus >= e["needed"] for f in range(1, 7)) / 6
-            per_turn[e["turn"]][units[e["source"]].side] += int(e["hit"]) - odds
+    for turn, side, got, expected in resolutions(events):
+        per_turn[turn][side] += got - expected
     rows, total = [], dict.fromkeys(SIDES, 0.0)
     for turn, sides in per_turn.items():
         for side in SIDES:

@@ -847,5 +847,31 @@ def schema_cmd(
               f"({len(written)} changed)")
 
 
+@app.command("luck")
+def luck_cmd(
+    ref: Annotated[str, typer.Argument(help="A replay file or a game id in the database.")],
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Was it the dice? Every resolved die against what an average die gives in the same roll:
+    per side, then cumulative turn by turn (> 0: the dice favoured that side)."""
+    from warlog.engine import analysis
+
+    with friendly():
+        events = _events_of(ref, db)
+    table = Table("side", "dice", "mean face", "gave", "average dice give", "luck",
+                  title=f"Luck in {escape(ref)}")
+    for r in analysis.luck(events):
+        mean = "-" if r["mean_face"] is None else f"{r['mean_face']:.2f}"
+        table.add_row(r["side"], str(r["dice"]), mean, str(r["hits"]),
+                      f"{r['expected_hits']:.2f}", f"{r['luck']:+.2f}")
+    out.print(table)
+    turns = Table("turn", "red (so far)", "blue (so far)", title="Cumulative luck by turn")
+    rows = analysis.luck_by_turn(events)
+    for turn in sorted({r["turn"] for r in rows}):
+        mine = {r["side"]: r["luck"] for r in rows if r["turn"] == turn}
+        turns.add_row(str(turn), f"{mine['red']:+.2f}", f"{mine['blue']:+.2f}")
+    out.print(turns)
+
+
 if __name__ == "__main__":
     app()

@@ -391,3 +391,21 @@ def test_show_refuses_a_turn_the_game_never_reached(tmp_path):
     bad = CliRunner().invoke(app, ["show", gid, "--turn", "99", "--db", db])
     assert bad.exit_code == 1 and "turn 99 is not in this game (turns 0 to" in bad.output
     assert CliRunner().invoke(app, ["show", gid, "--turn", "2", "--db", db]).exit_code == 0
+
+
+def test_luck_prints_each_sides_dice_against_average_dice(tmp_path):
+    from warlog.engine import analysis
+    from warlog.events.sqlite_store import SQLiteEventStore
+
+    db = str(tmp_path / "l.db")
+    assert CliRunner().invoke(app, ["simulate", "portable-zama", "--seed", "3",
+                                    "--db", db]).exit_code == 0
+    with SQLiteEventStore(db) as store:
+        gid = store.games()[0].id
+        events = store.read(gid)
+    shown = CliRunner().invoke(app, ["luck", gid, "--db", db])
+    assert shown.exit_code == 0, shown.output
+    for row in analysis.luck(events):
+        assert f"{row['luck']:+.2f}" in shown.output and f"{row['expected_hits']:.2f}" in shown.output
+    last = max(r["turn"] for r in analysis.luck_by_turn(events))
+    assert f"\n│ {last} " in shown.output

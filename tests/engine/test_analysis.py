@@ -154,8 +154,23 @@ def test_luck_counts_dice_and_hits_per_side(games):
                         if e["kind"] == "hits_inflicted" and _striker(e, side_of) == side)
             dealt += sum(e["hit"] for e in events  # the Portable Wargame: a die hits or misses
                          if e["kind"] == "attack_rolled" and side_of[e["source"]] == side)
+            dealt += sum(not e["hit"] for e in events  # a Napoleonic melee die that holds
+                         if e["kind"] == "melee_rolled" and side_of[e["unit"]] == side)
             assert rows[side]["hits"] == dealt
             assert rows[side]["luck"] == pytest.approx(dealt - rows[side]["expected_hits"], abs=0.02)
+
+
+def test_a_napoleonic_melee_die_is_lucky_when_it_holds_against_the_odds():
+    from warlog.engine.game import start
+
+    base = start("g", load_scenario("napoleonic-hougoumont"), seed=1)[0]
+    roll = {"kind": "melee_rolled", "turn": 1, "unit": "r-inf-1", "opponent": "b-inf-1",
+            "attacking": True, "die": 2, "modifiers": [["napoleonic.melee.attacked_flank", -1]],
+            "total": 1, "at_most": 2, "hit": True}
+    # holds on 4, 5, 6 (f - 1 > 2): 1/2 expected; it took a hit: luck -0.5 for red
+    assert list(analysis.resolutions([base, roll])) == [(1, "red", 0, 0.5)]
+    held = dict(roll, die=5, total=4, hit=False)
+    assert list(analysis.resolutions([base, held])) == [(1, "red", 1, 0.5)]
 
 
 def test_expected_hits_uses_the_rules_rounding():

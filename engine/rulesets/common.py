@@ -12,7 +12,7 @@ from warlog.engine.flow import Context
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.state import GameState, other_side
 from warlog.events import model
-from warlog.events.model import HitChoiceOrder
+from warlog.events.model import EndPhaseOrder, HitChoiceOrder
 
 SIDES = ("red", "blue")
 
@@ -83,6 +83,20 @@ def settles_choice(state: GameState, order, rule: str) -> bool:
     if isinstance(order, HitChoiceOrder):
         raise IllegalOrder(rule, f"no choice is owed for {order.unit}")
     return False
+
+
+def side_orders(state: GameState, unit: str | None, per_unit, first=()) -> list:
+    """The legal orders now: ``first`` (orders of the whole side, e.g. Frontier's combat),
+    then each live unit's of the side to act (``per_unit(u)``), or ``unit``'s alone; a list
+    for the whole side ends with end_phase. Every rule system builds its list this way."""
+    units = [state.units[unit]] if unit is not None else state.alive(state.side)
+    orders = list(first)
+    for u in units:
+        if not u.removed and u.side == state.side:
+            orders += per_unit(u)
+    if unit is None:
+        orders.append(EndPhaseOrder())
+    return orders
 
 
 def owed_choices(state: GameState, unit: str | None) -> list | None:

@@ -16,6 +16,7 @@ from typing import Any
 from warlog.engine.flow import Context
 from warlog.engine.reach import FireZone
 from warlog.engine.rules import IllegalOrder
+from warlog.engine.rulesets import common
 from warlog.engine.rulesets import density_combat as combat
 from warlog.engine.rulesets import density_move as move
 from warlog.engine.rulesets.tables import load_table
@@ -213,11 +214,11 @@ class Density:
     def legal_orders(self, state: GameState, unit: str | None = None) -> list[Order]:
         if state.ended or state.phase != "actions":
             return []
-        units = [state.units[unit]] if unit is not None else state.alive(state.side)
+        return common.side_orders(state, unit, lambda u: self._unit_orders(state, u))
+
+    def _unit_orders(self, state: GameState, u: Unit) -> list[Order]:
         orders: list[Order] = []
-        for u in units:
-            if u.removed or u.side != state.side or not self._acts(state, u):
-                continue
+        if self._acts(state, u):
             if u.disordered:
                 orders.append(ReformOrder(unit=u.id))
             if combat.ohw_row(state, u)["shoot_range"] > 0:
@@ -228,6 +229,4 @@ class Density:
                        if f != u.facing]
             orders += [RouteOrder(unit=u.id, path=path, facing=f)
                        for path, f in move.routes(state, self.table, u)]
-        if unit is None:
-            orders.append(EndPhaseOrder())
         return orders

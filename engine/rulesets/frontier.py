@@ -239,25 +239,21 @@ class Frontier:
     def legal_orders(self, state: GameState, unit: str | None = None) -> list[Order]:
         if state.ended or state.phase is None or state.phase in self.automatic_phases:
             return []
-        units = [state.units[unit]] if unit is not None else state.alive(state.side)
-        orders: list[Order] = []
+        fights = []
         if state.phase == "combat" and unit is None:
-            for e in state.alive(other_side(state.side)):
-                for advance in (False, True):
-                    orders += [o for o in [FightOrder(target=e.id, advance=advance)] if self._ok(state, o)]
-        for u in units:
-            if u.removed or u.side != state.side:
-                continue
-            if state.phase == "artillery" and self.row(state, u)["class"] == "artillery":
-                reach = self.row(state, u)["range"]
-                cells = [c for c in state.grid.cells() if 0 < state.grid.distance(u.cell, c) <= reach]
-                orders += [o for o in (BombardOrder(unit=u.id, cell=c) for c in cells)
-                           if self._ok(state, o)]
-            elif state.phase == "movement":
-                orders += self._legal_routes(state, u)
-        if unit is None:
-            orders.append(EndPhaseOrder())
-        return orders
+            fights = [o for e in state.alive(other_side(state.side)) for advance in (False, True)
+                      for o in [FightOrder(target=e.id, advance=advance)] if self._ok(state, o)]
+        return common.side_orders(state, unit, lambda u: self._unit_orders(state, u), fights)
+
+    def _unit_orders(self, state: GameState, u: Unit) -> list[Order]:
+        if state.phase == "artillery" and self.row(state, u)["class"] == "artillery":
+            reach = self.row(state, u)["range"]
+            cells = [c for c in state.grid.cells() if 0 < state.grid.distance(u.cell, c) <= reach]
+            return [o for o in (BombardOrder(unit=u.id, cell=c) for c in cells)
+                    if self._ok(state, o)]
+        if state.phase == "movement":
+            return self._legal_routes(state, u)
+        return []
 
     def _ok(self, state: GameState, order: Order) -> bool:
         return common.accepts(self, state, order)

@@ -327,16 +327,12 @@ class Napoleonic:
         choices = common.owed_choices(state, unit)
         if choices is not None:
             return choices
-        units = [state.units[unit]] if unit is not None else state.alive(state.side)
-        orders: list[Order] = []
-        for u in units:
-            if u.removed or u.side != state.side:
-                continue
-            orders += [o for o in self._candidates(state, u) if common.accepts(self, state, o)]
-            if state.phase == "movement":
-                orders += self._legal_routes(state, u)
-        if unit is None:
-            orders.append(EndPhaseOrder())
+        return common.side_orders(state, unit, lambda u: self._unit_orders(state, u))
+
+    def _unit_orders(self, state: GameState, u: Unit) -> list[Order]:
+        orders = [o for o in self._candidates(state, u) if common.accepts(self, state, o)]
+        if state.phase == "movement":
+            orders += self._legal_routes(state, u)
         return orders
 
     def _candidates(self, state: GameState, u: Unit):

@@ -15,7 +15,7 @@ from typing import Any
 from warlog.engine.flow import Context
 from warlog.engine.reach import FireZone
 from warlog.engine.rules import IllegalOrder
-from warlog.engine.rulesets import ohw_combat, ohw_phases
+from warlog.engine.rulesets import common, ohw_combat, ohw_phases
 from warlog.engine.rulesets.ohw_move import Mover, Reach, follow, routes, turn_angle, walk
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
@@ -532,19 +532,15 @@ class OneHourWargames:
             targets = [u.id for u in state.alive(state.defender)]
             return [] if unit else [BarrageOrder(targets=c) for c in
                                     combinations(targets, state.barrage_targets or 0)]
-        units = [state.units[unit]] if unit is not None else state.alive(state.side)
-        orders: list[Order] = []
-        for u in units:
-            if u.removed or u.side != state.side:
-                continue
-            if state.phase == "movement":
-                orders += self._legal_moves(state, u)
-            elif state.phase == "shooting":
-                orders += self._legal(state, u, [ShootOrder(unit=u.id, target=e.id)
-                                                 for e in state.alive(other_side(u.side))])
-        if unit is None:
-            orders.append(EndPhaseOrder())
-        return orders
+        return common.side_orders(state, unit, lambda u: self._unit_orders(state, u))
+
+    def _unit_orders(self, state: GameState, u: Unit) -> list[Order]:
+        if state.phase == "movement":
+            return self._legal_moves(state, u)
+        if state.phase == "shooting":
+            return self._legal(state, u, [ShootOrder(unit=u.id, target=e.id)
+                                          for e in state.alive(other_side(u.side))])
+        return []
 
     def _legal(self, state: GameState, u: Unit, candidates: list[Order]) -> list[Order]:
         out = []

@@ -339,16 +339,9 @@ class PortableWargame:
         choices = common.owed_choices(state, unit)
         if choices is not None:
             return choices
-        units = [state.units[unit]] if unit is not None else state.alive(state.side)
-        orders: list[Order] = []
-        for u in units:
-            if u.removed or u.side != state.side:
-                continue
-            orders += [o for o in self._candidates(state, u) if self._ok(state, o)]
-            orders += self._legal_routes(state, u)
-        if unit is None:
-            orders.append(EndPhaseOrder())
-        return orders
+        return common.side_orders(state, unit, lambda u: [
+            *(o for o in self._candidates(state, u) if self._ok(state, o)),
+            *self._legal_routes(state, u)])
 
     def _ok(self, state: GameState, order: Order) -> bool:
         return common.accepts(self, state, order)

@@ -81,17 +81,23 @@ def shoot(ctx: Context, shooter: Unit, target: Unit) -> None:
 def resolve_melee(ctx: Context) -> None:
     """density.melee: each phasing unit in contact, in scenario order, rolls once against each
     enemy it touches (not one already due for removal)."""
-    s, p = ctx.state, ctx.state.options["combat"]
+    s = ctx.state
     limit = s.options["hits_to_remove"]
     for unit in s.alive(s.side):
         for enemy in contacts(s, unit):
             enemy = s.units[enemy.id]
             if enemy.hits >= limit:
                 continue
-            attack = ohw_combat.melee(s, combat_period(s), unit, enemy, p=p)
-            die = ctx.roll("melee", "density.melee", unit.id)
-            emit_hits(ctx, "melee", s.units[unit.id], enemy, die, attack,
-                      ["density.melee", "density.contact", "density.combat", "grid.adjacent"])
+            melee_one(ctx, unit, enemy)
+
+
+def melee_one(ctx: Context, unit: Unit, enemy: Unit) -> None:
+    """One unit's melee die against one enemy it is in contact with (the odds use it too)."""
+    s = ctx.state
+    attack = ohw_combat.melee(s, combat_period(s), unit, enemy, p=s.options["combat"])
+    die = ctx.roll("melee", "density.melee", unit.id)
+    emit_hits(ctx, "melee", s.units[unit.id], enemy, die, attack,
+              ["density.melee", "density.contact", "density.combat", "grid.adjacent"])
 
 
 def resolve_removal(ctx: Context) -> None:

@@ -156,8 +156,73 @@ def test_luck_counts_dice_and_hits_per_side(games):
                          if e["kind"] == "attack_rolled" and side_of[e["source"]] == side)
             dealt += sum(not e["hit"] for e in events  # a Napoleonic melee die that holds
                          if e["kind"] == "melee_rolled" and side_of[e["unit"]] == side)
+            dealt += _frontier_dealt(events, side_of, side)
             assert rows[side]["hits"] == dealt
             assert rows[side]["luck"] == pytest.approx(dealt - rows[side]["expected_hits"], abs=0.02)
+
+
+def _frontier_dealt(events: list[dict], side_of: dict[str, str], side: str) -> int:
+    """What a side's Frontier dice gave: combats won (each side's die), shots on target, and
+    effect dice that went the firer's way."""
+    effect = {"direct": {2, 4, 6}, "direct_commander": {4, 6}, "indirect": {4, 6},
+              "indirect_commander": {6}}  # frontier.effect, as the rule text gives them
+    types = {u["id"]: u["type"] for u in events[0]["scenario"]["units"]}
+    dealt, shell = 0, None
+    for e in events:
+        if e["kind"] == "combat_fought":
+            dealt += e["target_destroyed"] * (side_of[e["faced"]] == side)
+            dealt += e["attacker_destroyed"] * (side_of[e["target"]] == side)
+        elif e["kind"] == "shell_landed":
+            shell = e
+            dealt += (e["fall"] == "on target") * (side_of[e["unit"]] == side)
+        elif e["kind"] == "dice_rolled" and e["purpose"] == "artillery effect":
+            firer = side_of[shell["unit"]]
+            commander = types[e["unit"]] == "Commander"
+            kind = ("direct" if shell["direct"] else "indirect") + "_commander" * commander
+            destroys = e["faces"][0] in effect[kind]
+            went_well = destroys if side_of[e["unit"]] != firer else not destroys
+            dealt += went_well * (firer == side)
+    return dealt
+
+
+def test_frontier_combat_dice_are_each_sides_roll_at_or_under_its_strength():
+    from warlog.engine.game import start
+
+    base = start("g", load_scenario("frontier-ulundi"), seed=1)[0]
+    fight = {"kind": "combat_fought", "turn": 3, "target": "b-inf-1", "attackers": ["r-inf-1"],
+             "faced": "r-inf-1", "attacker_die": 6, "attacker_strength": 5,
+             "attacker_modifiers": [], "defender_die": 3, "defender_strength": 4,
+             "defender_modifiers": [], "target_destroyed": False, "attacker_destroyed": True}
+    # red's die 6 against strength 5 fails (5 faces of 6 would have won: expected 5/6);
+    # blue's die 3 is at or under 4 and destroys r-inf-1 (4 faces of 6: expected 4/6)
+    assert list(analysis.resolutions([base, fight])) == [(3, "red", 0, 5 / 6),
+                                                          (3, "blue", 1, 4 / 6)]
+    # a strength above 6 wins on every face: nothing to be lucky about
+    strong = dict(fight, attacker_strength=7, attacker_die=6, target_destroyed=True)
+    assert list(analysis.resolutions([base, strong]))[0] == (3, "red", 1, 1.0)
+
+
+def test_frontier_fall_of_shot_and_effect_dice_count_for_the_firer():
+    from warlog.engine.game import start
+
+    base = start("g", load_scenario("frontier-kandahar"), seed=1)[0]
+    shot = {"kind": "shell_landed", "turn": 2, "unit": "r-fld-1", "aimed": [5, 5],
+            "fall": "on target", "landed": [5, 5], "direct": True}
+    effect = {"kind": "dice_rolled", "turn": 2, "purpose": "artillery effect", "faces": [2],
+              "unit": "b-inf-1"}
+    # on target: 5 or 6 (2 faces of 6); direct fire destroys a unit on 2, 4, 6 (3 of 6)
+    assert list(analysis.resolutions([base, shot, effect])) == [(2, "red", 1, 2 / 6),
+                                                                 (2, "red", 1, 3 / 6)]
+    # short, indirect, onto red's own infantry: effect 4 destroys it (4 or 6 indirect), which
+    # went against red: 0 where an average die spares the friend 4 times in 6
+    short = dict(shot, fall="short", landed=[5, 6], direct=False)
+    friend = dict(effect, faces=[4], unit="r-inf-1")
+    got = list(analysis.resolutions([base, short, friend]))
+    assert [g[:3] for g in got] == [(2, "red", 0), (2, "red", 0)]
+    assert [g[3] for g in got] == pytest.approx([2 / 6, 4 / 6])
+    # a Commander hit directly is destroyed only on 4 or 6 (2 faces of 6)
+    commander = dict(effect, faces=[2], unit="b-cmd")
+    assert list(analysis.resolutions([base, shot, commander]))[1] == (2, "red", 0, 2 / 6)
 
 
 def test_a_napoleonic_melee_die_is_lucky_when_it_holds_against_the_odds():

@@ -1,0 +1,416 @@
+"""Exact odds of an attack: every way the dice can fall, with its probability, computed by the
+rule system's own resolution code.
+
+Nothing here re-implements combat arithmetic. The attack is resolved by the functions the referee
+calls (``Ruleset.apply`` for an order, or the melee phase's own functions for one pair: see
+odds_systems.py, and odds_position.py for a hypothetical attack's minimal board) on a
+:class:`~warlog.engine.flow.Context` whose dice source is scripted: it replays a prefix of faces
+and signals when it runs out, and the walk branches on every face of that die, depth first. Each
+leaf is one complete resolution with an exact probability (a ``Fraction``) and the events it
+emitted, folded into its state; a leaf is summarised by what happened to every unit involved
+(strength lost as the system counts it, hits where the system has them, removed, retreated, a
+choice owed). Pure and deterministic: no I/O, no randomness.
+
+An owed choice (the Portable Wargame's and the Napoleonic hit table, 4-6: retreat or lose a
+point) is a player's decision, not a die: it is reported as owed unless ``choice`` settles it
+("lose" or "retreat"), through the referee's own handling of that order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+from warlog.engine.flow import Context
+from warlog.engine.rules import IllegalOrder
+from warlog.engine.rulesets import get_ruleset
+from warlog.engine.state import GameState, Unit
+
+MAX_LEAVES = 6 ** 6
+"""More ways for the dice to fall than this and the enumeration stops with an OddsError."""
+MAX_DICE = 12
+"""More dice than this in one resolution (a tie rolled again and again) stops it too."""
+KINDS: dict[str, tuple[str, ...]] = {
+    "ohw": ("shoot", "melee"),
+    "portable": ("shoot", "melee"),
+    "frontier": ("melee", "bombard"),
+    "napoleonic": ("bombard", "shoot", "melee"),
+    "density": ("shoot", "melee"),
+}
+"""The attacks each rule system has (frontier: melee is its combat, bombard its artillery)."""
+CHOICES = ("lose", "retreat")
+
+
+class OddsError(ValueError):
+    """An attack the rules do not allow from this position, or a question that cannot be
+    answered (an unknown unit, kind or option); the message names the field or the rule."""
+
+
+# -- results -------------------------------------------------------------------------------------
+
+
+def _mean(dist: dict[int, Fraction]) -> Fraction:
+    return sum((value * p for value, p in dist.items()), Fraction(0))
+
+
+@dataclass(frozen=True)
+class Effect:
+    """What the attack does to one unit, over every way the dice fall. ``distribution`` is the
+    system's own measure: the raw hits of the hits events where the system counts hits (One
+    Hour Wargames, density), else strength lost; ``lost`` is strength lost as the system's
+    ``strength`` counts it (hits past the removal limit count no further)."""
+
+    unit: str
+    side: str
+    type: str
+    measure: str  # "hits" or "strength"
+    distribution: dict[int, Fraction]
+    lost: dict[int, Fraction]
+    p_hit: Fraction  # at least one hit (hits > 0, an attack die that hit, a unit destroyed)
+    p_removed: Fraction  # removed, or (Frontier's artillery) marked for removal
+    p_retreated: Fraction
+    p_choice: Fraction  # a hit left its owner to choose: retreat or lose a point (not settled)
+
+    @property
+    def mean(self) -> Fraction:
+        return _mean(self.distribution)
+
+    @property
+    def mean_float(self) -> float:
+        return float(self.mean)
+
+    @property
+    def mean_lost(self) -> Fraction:
+        return _mean(self.lost)
+
+    def as_dict(self) -> dict[str, Any]:
+        def both(p: Fraction) -> dict[str, Any]:
+            return {"fraction": str(p), "float": float(p)}
+
+        return {"unit": self.unit, "side": self.side, "type": self.type, "measure": self.measure,
+                "distribution": {str(k): both(p) for k, p in self.distribution.items()},
+                "mean": both(self.mean), "lost": {str(k): both(p) for k, p in self.lost.items()},
+                "mean_lost": both(self.mean_lost), "p_hit": both(self.p_hit),
+                "p_removed": both(self.p_removed), "p_retreated": both(self.p_retreated),
+                "p_choice": both(self.p_choice)}
+
+
+@dataclass(frozen=True)
+class Odds:
+    """The exact result of one attack. ``outcomes``: what can happen, in words, with its
+    probability (they add up to 1); ``on_target`` and ``on_attacker`` (None where the
+    resolution cannot hurt the attacker): the numbers; ``others``: any other unit it can hurt."""
+
+    system: str
+    period: str
+    kind: str
+    source: str
+    target: str
+    outcomes: tuple[tuple[str, Fraction], ...]
+    on_target: Effect
+    on_attacker: Effect | None
+    others: tuple[Effect, ...] = ()
+    leaves: int = 0  # complete resolutions enumerated
+    dice: int = 0  # the most dice one resolution rolled
+    choice: str | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def distribution(self) -> dict[int, Fraction]:
+        return self.on_target.distribution
+
+    @property
+    def mean(self) -> Fraction:
+        return self.on_target.mean
+
+    @property
+    def mean_float(self) -> float:
+        return self.on_target.mean_float
+
+    @property
+    def p_hit(self) -> Fraction:
+        return self.on_target.p_hit
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"system": self.system, "period": self.period, "kind": self.kind,
+                "source": self.source, "target": self.target, "choice": self.choice,
+                "outcomes": [{"outcome": label, "fraction": str(p), "float": float(p)}
+                             for label, p in self.outcomes],
+                "target_effect": self.on_target.as_dict(),
+                "attacker_effect": self.on_attacker.as_dict() if self.on_attacker else None,
+                "others": [e.as_dict() for e in self.others],
+                "leaves": self.leaves, "dice": self.dice, "notes": list(self.notes)}
+
+
+# -- the enumeration -------------------------------------------------------------------------
+
+
+class _NeedDie(BaseException):
+    """The scripted faces ran out: the walk branches here. A BaseException, so that no rule's
+    own error handling can swallow it."""
+
+    def __init__(self, sides: int) -> None:
+        super().__init__(sides)
+        self.sides = sides
+
+
+class _Scripted:
+    """A dice source that replays ``faces`` and then asks for a branch."""
+
+    mode = "odds"
+
+    def __init__(self, faces: tuple[tuple[int, int], ...]) -> None:
+        self.faces, self.rolled = faces, 0
+
+    def roll(self, sides: int = 6) -> int:
+        if self.rolled == len(self.faces):
+            raise _NeedDie(sides)
+        face, _ = self.faces[self.rolled]
+        self.rolled += 1
+        return face
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """One complete resolution: the faces rolled, their probability, what it emitted and the
+    state those events lead to."""
+
+    faces: tuple[int, ...]
+    probability: Fraction
+    state: GameState
+    events: list[dict[str, Any]]
+
+
+def leaves(state: GameState, resolve: Callable[[Context], None], *,
+           cap: int = MAX_LEAVES) -> list[Leaf]:
+    """Every complete resolution of ``resolve`` from ``state``, depth first, faces in order."""
+    out: list[Leaf] = []
+    stack: list[tuple[tuple[int, int], ...]] = [()]
+    while stack:
+        prefix = stack.pop()
+        ctx = Context(state, _Scripted(prefix))
+        try:
+            resolve(ctx)
+        except _NeedDie as need:
+            if len(prefix) == MAX_DICE:
+                raise OddsError(f"this attack rolls more than {MAX_DICE} dice: too many to "
+                                "enumerate") from None
+            stack.extend(prefix + ((face, need.sides),) for face in range(need.sides, 0, -1))
+            continue
+        except IllegalOrder as refused:
+            raise OddsError(str(refused)) from None
+        p = Fraction(1)
+        for _, sides in prefix:
+            p /= sides
+        out.append(Leaf(tuple(face for face, _ in prefix), p, ctx.state, ctx.events))
+        if len(out) > cap:
+            raise OddsError(f"this attack has more than {cap:,} ways for the dice to fall: too "
+                            "many to enumerate")
+    return out
+
+
+# -- summaries ---------------------------------------------------------------------------------
+
+
+def _lost(ruleset: Any, state: GameState, uid: str) -> int:
+    unit = state.units[uid]
+    if uid in state.marked and not unit.removed:  # Frontier: destroyed, removed after the fire
+        unit = replace(unit, removed=True)
+    return ruleset.strength(state, unit)[1]
+
+
+def _hits_on(event: dict[str, Any]) -> list[str]:
+    """The units ``event`` records a hit on, in any system's words."""
+    k = event["kind"]
+    if k == "hits_inflicted":
+        return [event["target"]] if event["hits"] > 0 else []
+    if k == "attack_rolled":
+        return [event["target"]] if event["hit"] else []
+    if k == "melee_rolled":  # its own die: 2 or less and it takes the hit
+        return [event["unit"]] if event["hit"] else []
+    if k == "combat_fought":
+        return ([event["target"]] if event["target_destroyed"] else []) + (
+            [event["faced"]] if event["attacker_destroyed"] else [])
+    return [event["unit"]] if k == "unit_marked" else []
+
+
+_UNIT_FIELDS = ("unit", "target", "source", "faced", "attacker", "defender")
+
+
+def _named(event: dict[str, Any]) -> list[str]:
+    """The units an event names: only a unit an event names can have changed."""
+    out = [event[f] for f in _UNIT_FIELDS if isinstance(event.get(f), str)]
+    return out + list(event.get("attackers", ()))
+
+
+@dataclass
+class _Tally:
+    """One unit's numbers in one leaf."""
+
+    hits: int = 0
+    hit: bool = False
+    retreated: bool = False
+    out_of_ammo: bool = False
+    fell_back: bool = False
+    lost: int = 0
+    removed: bool = False
+    owed: bool = False
+    value: int = 0
+    words: tuple[str, ...] = ()
+
+    @property
+    def harmed(self) -> bool:
+        return bool(self.lost or self.hit or self.removed or self.retreated or self.owed)
+
+
+def _tallies(ruleset: Any, before: GameState, leaf: Leaf, units: list[str]) -> dict[str, _Tally]:
+    """Each unit's numbers in one leaf, from one pass over its events and its end state."""
+    out = {uid: _Tally() for uid in units}
+    for e in leaf.events:
+        kind = e["kind"]
+        for uid in _hits_on(e):
+            if uid in out:
+                out[uid].hit = True
+        if kind == "hits_inflicted" and e["target"] in out:
+            out[e["target"]].hits += e["hits"]
+        elif kind == "unit_retreated" and e["unit"] in out:
+            out[e["unit"]].retreated = True
+        elif kind == "out_of_ammo" and e["unit"] in out:
+            out[e["unit"]].out_of_ammo = True
+        elif kind == "melee_ended" and e["attacker"] in out:
+            out[e["attacker"]].fell_back = True
+    after = leaf.state
+    owing = {p["unit"] for p in after.pending}
+    for i, (uid, t) in enumerate(out.items()):
+        t.lost = _lost(ruleset, after, uid) - _lost(ruleset, before, uid)
+        was_gone = before.units[uid].removed or uid in before.marked
+        t.removed = not was_gone and (after.units[uid].removed or uid in after.marked)
+        t.owed = uid in owing
+        t.value = t.hits if ruleset.measure == "hits" else t.lost
+        words = []
+        if ruleset.measure == "hits":
+            if t.hits or i == 0:  # the target's hits always, even none
+                words.append(f"{t.hits} hit" + "s" * (t.hits != 1))
+        elif t.lost and not (t.removed and ruleset.system == "frontier"):
+            words.append(f"-{t.lost} SP")
+        for flag, said in ((t.removed, "destroyed"), (t.retreated, "retreats"),
+                           (t.owed, "owner chooses: retreat or -1 SP"),
+                           (t.out_of_ammo, "out of ammunition"), (t.fell_back, "falls back")):
+            if flag:
+                words.append(said)
+        t.words = tuple(words)
+    return out
+
+
+def _effect(state: GameState, ruleset: Any, uid: str, denominator: int,
+            weighted: list[tuple[int, _Tally]]) -> Effect:
+    """One unit's Effect from (weight, tally) pairs; a weight is a probability times
+    ``denominator``, so the sums are exact whole numbers until the end."""
+    dist: dict[int, int] = {}
+    lost: dict[int, int] = {}
+    sums = [0, 0, 0, 0]
+    for w, t in weighted:
+        dist[t.value] = dist.get(t.value, 0) + w
+        lost[t.lost] = lost.get(t.lost, 0) + w
+        for i, flag in enumerate((t.hit, t.removed, t.retreated, t.owed)):
+            sums[i] += w if flag else 0
+
+    def exact(counts: dict[int, int]) -> dict[int, Fraction]:
+        return {k: Fraction(v, denominator) for k, v in sorted(counts.items())}
+
+    unit = state.units[uid]
+    return Effect(uid, unit.side, unit.type, ruleset.measure, exact(dist), exact(lost),
+                  *(Fraction(x, denominator) for x in sums))
+
+
+def summarise(state: GameState, found: list[Leaf], source: str, target: str, kind: str,
+              two_way: bool, choice: str | None) -> Odds:
+    """The leaves, summed: per unit involved, and the joint outcomes in words."""
+    ruleset = get_ruleset(state.rule_system)
+    named = {uid for leaf in found for e in leaf.events for uid in _named(e)}
+    units = [target, source] + [u for u in state.units if u in named and u not in (source, target)]
+    denominator = math.lcm(*(leaf.probability.denominator for leaf in found))
+    per_leaf = [(leaf.probability.numerator * (denominator // leaf.probability.denominator),
+                 _tallies(ruleset, state, leaf, units)) for leaf in found]
+    shown = units[:2] + [u for u in units[2:] if any(t[u].harmed for _, t in per_leaf)]
+    outcomes: dict[str, tuple[tuple[int, int, int], int]] = {}
+    for w, tallies in per_leaf:
+        parts = [f"{uid}: {', '.join(tallies[uid].words)}" for uid in shown if tallies[uid].words]
+        label = "; ".join(parts) or "no effect"
+        key = (tallies[target].value, tallies[source].value, len(parts))
+        old = outcomes.get(label, (key, 0))
+        outcomes[label] = (min(old[0], key), old[1] + w)
+    ordered = sorted(outcomes.items(), key=lambda item: (item[1][0], item[0]))
+    effect = {uid: _effect(state, ruleset, uid, denominator, [(w, t[uid]) for w, t in per_leaf])
+              for uid in shown}
+    hurt = two_way or any(t[source].harmed for _, t in per_leaf)
+    notes = []
+    if any(e.p_choice for e in effect.values()):
+        notes.append("a hit that leaves its owner the choice (retreat or lose a strength point) is "
+                     "counted as owed, not lost; choice lose or choice retreat settles it")
+    return Odds(state.rule_system, state.period, kind, source, target,
+                tuple((label, Fraction(w, denominator)) for label, (_, w) in ordered),
+                effect[target], effect[source] if hurt else None,
+                tuple(effect[u] for u in shown[2:]), len(found),
+                max((len(leaf.faces) for leaf in found), default=0), choice, tuple(notes))
+
+
+# -- the API -------------------------------------------------------------------------------------
+
+
+def _unit(state: GameState, uid: str, field: str) -> Unit:
+    unit = state.units.get(uid)
+    if unit is None or unit.removed:
+        known = ", ".join(u.id for u in state.alive())
+        raise OddsError(f"{field}: no unit {uid!r} on the board (on it: {known})")
+    return unit
+
+
+def plan(state: GameState, source_id: str, target_id: str, kind: str, *,
+         choice: str | None = None) -> tuple[GameState, Callable[[Context], None], bool]:
+    """The position an attack's dice are rolled from and its resolution (OddsError if the
+    rules do not allow it here)."""
+    kinds = KINDS[state.rule_system]
+    if kind not in kinds:
+        raise OddsError(f"kind: {state.rule_system} has no attack {kind!r}; its kinds: "
+                        f"{', '.join(kinds)}")
+    if choice is not None and choice not in CHOICES:
+        raise OddsError(f"choice: {choice!r} is not an answer to the hit table; use "
+                        f"{' or '.join(CHOICES)}")
+    src = _unit(state, source_id, "attacker")
+    tgt = _unit(state, target_id, "target")
+    if src.side == tgt.side:
+        raise OddsError(f"target: {tgt.id} is {src.id}'s own side ({src.side})")
+    from warlog.engine.odds_systems import SYSTEMS
+
+    return SYSTEMS[state.rule_system](state, src, tgt, kind, choice)
+
+
+def attack(state: GameState, source_id: str, target_id: str, kind: str, *,
+           choice: str | None = None) -> Odds:
+    """The exact odds of ``source_id`` attacking ``target_id`` (``kind``: one of the system's
+    KINDS) from this position, at the phase that attack belongs to. ``choice``: how an owed
+    hit-table choice is answered (None: left owed and reported as such)."""
+    view, resolve, two_way = plan(state, source_id, target_id, kind, choice=choice)
+    found = leaves(view, resolve)
+    return summarise(view, found, source_id, target_id, kind, two_way, choice)
+
+
+def hypothetical(system: str, period: str | None, attacker_type: str, target_type: str, *,
+                 kind: str, terrain: str = "open", aspect: str = "front",
+                 options: dict[str, Any] | None = None, grid: str = "square",
+                 distance: int | None = None, choice: str | None = None,
+                 **extras: Any) -> Odds:
+    """The odds of an attack between two unit types on a minimal legal board: the target on
+    ``terrain`` and facing so that the attack lands on ``aspect``, the attacker next to it for
+    a melee or ``distance`` cells away (default 2) to shoot. ``extras``: each system's own
+    (see odds_position.EXTRAS: formation, density, quality, commander, year, ...)."""
+    from warlog.engine.odds_position import position
+
+    state = position(system, period, attacker_type, target_type, kind=kind, terrain=terrain,
+                     aspect=aspect, options=options or {}, grid=grid, distance=distance,
+                     extras=extras)
+    return attack(state, "attacker", "target", kind, choice=choice)

@@ -1,5 +1,6 @@
-"""The charts over a game's turns (attrition, exhaustion, luck) as plotly figures, and PNG
-export; pure functions of analysis rows (no Streamlit here). The board is in board.py.
+"""The charts over a game's turns (attrition, exhaustion, luck, win probability) as plotly
+figures, and PNG export; pure functions of analysis rows (no Streamlit here). The board is in
+board.py.
 
 Every trace has a stable ``name`` and a ``meta`` dict (``{"role": "lost", "side": "red"}``) so
 tests and the browser can find it without relying on trace order.
@@ -125,6 +126,68 @@ def luck_figure(rows: Sequence[dict[str, Any]], *, current_turn: int | None = No
     fig.update_xaxes(dtick=1, range=[-0.2, last + 0.2], showgrid=False, title_text="turn")
     fig.update_yaxes(gridcolor="#eee", title_text="hits over average dice")
     fig.update_layout(height=320, margin={"l": 50, "r": 10, "t": 20, "b": 40},
+                      plot_bgcolor="white", legend={"orientation": "h", "y": -0.3})
+    return fig
+
+
+_LEAD_FILL = {"red": "rgba(198,40,40,0.30)", "blue": "rgba(21,101,192,0.30)"}  # SIDE_COLOURS
+
+
+def winprob_figure(curve: dict[str, Any], *, current_turn: int | None = None) -> go.Figure:
+    """P(red wins) over the turns from a stored win-probability curve (warlog/whatif_job.py),
+    drawn like a chess evaluation graph: 0 to 1, the even line at 0.5, the area above it red
+    (red ahead) and below it blue; each point's 95% interval as an error bar and in its hover;
+    turning points starred with their turn; the game's result as the last point ("end")."""
+    points = curve["points"]
+    xs = [p["turn"] for p in points]
+    reds = [p["red"]["p"] for p in points]
+    labels = ["end" if p["final"] else f"turn {p['turn']}" for p in points]
+    fig = go.Figure()
+    for side, clip in (("red", max), ("blue", min)):  # each side's lead, shaded from 0.5
+        fig.add_trace(go.Scatter(x=xs, y=[0.5] * len(xs), mode="lines", line={"width": 0},
+                                 hoverinfo="skip", showlegend=False,
+                                 meta={"role": "even", "side": side}))
+        fig.add_trace(go.Scatter(
+            x=xs, y=[clip(r, 0.5) for r in reds], mode="lines", line={"width": 0},
+            fill="tonexty", fillcolor=_LEAD_FILL[side], hoverinfo="skip",
+            name=f"{side} ahead", meta={"role": "lead", "side": side}))
+    fig.add_trace(go.Scatter(
+        x=xs, y=reds, mode="lines+markers", line={"color": "#333", "width": 3},
+        marker={"size": 7}, name="P(red wins), 95% interval", meta={"role": "winprob"},
+        error_y={"type": "data", "symmetric": False, "color": "#888", "thickness": 1,
+                 "width": 3, "array": [p["red"]["high"] - r for p, r in zip(points, reds)],
+                 "arrayminus": [r - p["red"]["low"] for p, r in zip(points, reds)]},
+        customdata=[[lab, p["red"]["low"], p["red"]["high"], p["blue"]["p"], p["draw"]["p"]]
+                    for lab, p in zip(labels, points)],
+        hovertemplate="%{customdata[0]}: P(red wins) %{y:.2f} (%{customdata[1]:.2f}–"
+                      "%{customdata[2]:.2f}), P(blue) %{customdata[3]:.2f}, "
+                      "P(draw) %{customdata[4]:.2f}<extra></extra>"))
+    turning = curve.get("turning_points") or []
+    at = {p["turn"]: p for p in points}
+    if turning:
+        fig.add_trace(go.Scatter(
+            x=[t["to_turn"] for t in turning], y=[at[t["to_turn"]]["red"]["p"] for t in turning],
+            mode="markers+text", marker={"symbol": "star", "size": 16, "color": "#f9a825",
+                                         "line": {"color": "#333", "width": 1}},
+            text=[f"turn {t['turn']}" for t in turning],
+            textposition=["bottom center" if at[t["to_turn"]]["red"]["p"] > 0.8 else "top center"
+                          for t in turning],
+            name="turning point", cliponaxis=False,
+            meta={"role": "turning", "turns": [t["turn"] for t in turning]},
+            customdata=[[t["turn"], t["from"], t["to"], t["why"]] for t in turning],
+            hovertemplate="turning point in turn %{customdata[0]}: %{customdata[1]:.2f} → "
+                          "%{customdata[2]:.2f} (%{customdata[3]})<extra></extra>"))
+    fig.add_hline(y=0.5, line={"color": "#999", "width": 1, "dash": "dash"})
+    if current_turn is not None:
+        fig.add_vline(x=current_turn, line={"color": "#555", "width": 2, "dash": "dot"},
+                      name="current turn")
+    fig.update_xaxes(dtick=1, range=[min(xs, default=0) - 0.2, max(xs, default=0) + 0.2],
+                     showgrid=False, title_text="turn (the last point: the result)",
+                     tickvals=xs, ticktext=["end" if p["final"] else str(p["turn"])
+                                            for p in points])
+    fig.update_yaxes(range=[0, 1], tickformat=".0%", gridcolor="#eee",
+                     title_text="P(red wins)")
+    fig.update_layout(height=340, margin={"l": 50, "r": 10, "t": 20, "b": 40},
                       plot_bgcolor="white", legend={"orientation": "h", "y": -0.3})
     return fig
 

@@ -231,3 +231,40 @@ def luck_chart(key: str, turn: int, _proj: dict[str, Any]):
     from warlog.dashboard.charts import luck_figure
 
     return luck_figure(_proj["luck_turns"], current_turn=turn)
+
+
+# -- the win-probability curve (stored by `warlog winprob` or the page's button) ---------------
+
+DASHBOARD_PLAYOUTS = 16  # a turn, in process: a rough curve in seconds (the CLI does better)
+
+
+def stored_curve(path: str, game: str, last_seq: int) -> dict[str, Any] | None:
+    """The curve stored for this game at its present length, or None (a game that grew since
+    has none until it is computed again). Not cached: one indexed query, and a curve computed
+    by the CLI meanwhile shows at the next rerun."""
+    from warlog.events.analysis_store import AnalysisStore
+
+    with AnalysisStore(path) as store:
+        return store.latest_curve(game, last_seq)
+
+
+def compute_curve(path: str, events: list[Event], progress=None) -> dict[str, Any]:
+    """Compute the game's curve in process with DASHBOARD_PLAYOUTS playouts a turn (the game's
+    own bots, else the tactician), store it beside the game and return it."""
+    from warlog.events.analysis_store import AnalysisStore
+    from warlog.whatif_job import run_curve
+
+    curve = run_curve(events, playouts=DASHBOARD_PLAYOUTS, seed=1, scheduler="inprocess",
+                      progress=progress)
+    with AnalysisStore(path) as store:
+        store.save_curve(curve["game"], curve["params"], curve["last_seq"], curve)
+    return curve
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def winprob_chart(key: str, turn: int, params: str, _curve: dict[str, Any]):
+    """The win-probability figure with ``turn`` marked, built once per (game, turn, curve
+    parameters)."""
+    from warlog.dashboard.charts import winprob_figure
+
+    return winprob_figure(_curve, current_turn=turn)

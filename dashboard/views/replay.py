@@ -344,6 +344,50 @@ def _chart_clicked(key: str, steps: list[analysis.Step]) -> None:
         st.session_state["cursor"] = index
 
 
+def win_probability(key: str, step: analysis.Step, events: list[Event], clicked) -> None:
+    """P(red wins) turn by turn, from the curve stored beside the game (``warlog winprob``), or
+    computed here on request (in process, a few playouts a turn) and stored."""
+    st.subheader("Win probability")
+    identity = st.session_state.get("game_identity", "")
+    if not identity.startswith("db:"):
+        st.caption("Computed for games in the database: import the file, or run "
+                   "`warlog winprob FILE`.")
+        return
+    _, path, game = identity.split(":", 2)
+    try:
+        curve = data.stored_curve(path, game, events[-1]["seq"])
+    except StoreError as exc:
+        st.error(str(exc))
+        return
+    if curve is None:
+        st.caption(f"No curve is stored for this game as it stands. Computing one plays the "
+                   f"game out {data.DASHBOARD_PLAYOUTS} times from the start of every turn "
+                   "(`warlog winprob GAME --playouts 500` makes a finer one).")
+        if not st.button("Compute the win probability", key="winprob_compute",
+                         icon=":material/query_stats:"):
+            return
+        bar = st.progress(0.0, text="Playing the game out from every turn…")
+
+        def progress(done: int, total: int) -> None:
+            bar.progress(done / total if total else 1.0, text=f"{done:,} of {total:,} playouts")
+
+        try:
+            with st.spinner("Playing the game out from every turn…"):
+                curve = data.compute_curve(path, events, progress)
+        except (ValueError, StoreError, sqlite3.Error) as exc:
+            st.error(f"Cannot compute the curve: {exc}")
+            return
+        finally:
+            bar.empty()
+    p = curve["params"]
+    st.caption(f"P(red wins) at the start of each turn: {p['playouts']:,} playouts a turn with "
+               f"fresh dice, {p['red']} (red) against {p['blue']} (blue), {p['mode']}; the band "
+               "is the 95% interval. ★ marks a turning point, labelled with the turn it "
+               "happened in: P(red wins) moved by 0.2 or more, or the side ahead changed.")
+    st.plotly_chart(data.winprob_chart(key, step.turn, repr(sorted(p.items())), curve),
+                    **clicked("winprob"))
+
+
 def main() -> None:
     loaded = choose_source()
     if loaded is None:
@@ -418,6 +462,7 @@ def main() -> None:
     table.dataframe(proj["luck"], hide_index=True, key="luck", column_config={
         "dice": "dice rolled", "mean_face": "mean face", "hits": "hits dealt",
         "expected_hits": "hits expected", "luck": "luck (hits over expected)"})
+    win_probability(key, step, events, clicked)
 
 
 main()

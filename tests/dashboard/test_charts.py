@@ -74,3 +74,37 @@ def test_luck_chart_draws_each_sides_cumulative_luck(games):
     for side in ("red", "blue"):
         line = one(fig, "luck", side=side)
         assert list(line.y) == [r["luck"] for r in rows if r["side"] == side]
+
+
+def _curve() -> dict:
+    def point(turn, red, blue, final=False):
+        low, high = (red, red) if final else (max(0.0, red - 0.1), min(1.0, red + 0.1))
+        return {"turn": turn, "seq": 10 * turn, "final": final, "n": 0 if final else 20,
+                "red": {"p": red, "low": low, "high": high}, "blue": {"p": blue},
+                "draw": {"p": round(1 - red - blue, 2)}}
+
+    return {"game": "g", "last_seq": 99, "params": {"playouts": 20},
+            "points": [point(1, 0.55, 0.35), point(2, 0.30, 0.60), point(3, 0.25, 0.65),
+                       point(4, 0.0, 1.0, final=True)],
+            "turning_points": [{"turn": 1, "to_turn": 2, "from": 0.55, "to": 0.30,
+                                "change": -0.25, "why": "leader changed"}]}
+
+
+def test_winprob_chart_is_an_evaluation_graph_with_its_turning_points():
+    fig = charts.winprob_figure(_curve(), current_turn=2)
+    line = one(fig, "winprob")
+    assert list(line.x) == [1, 2, 3, 4] and list(line.y) == [0.55, 0.30, 0.25, 0.0]
+    assert list(one(fig, "lead", side="red").y) == [0.55, 0.5, 0.5, 0.5]  # red's lead, from 0.5
+    assert list(one(fig, "lead", side="blue").y) == [0.5, 0.30, 0.25, 0.0]
+    bars = line.error_y  # each point's 95% interval, as distances from the point
+    assert list(bars.array) == pytest.approx([0.1, 0.1, 0.1, 0.0])
+    assert list(bars.arrayminus) == pytest.approx([0.1, 0.1, 0.1, 0.0])
+    star = one(fig, "turning")
+    assert list(star.x) == [2] and list(star.y) == [0.30] and list(star.text) == ["turn 1"]
+    assert list(fig.layout.yaxis.range) == [0, 1]
+    assert list(fig.layout.xaxis.ticktext) == ["1", "2", "3", "end"]
+    assert [s.y0 for s in fig.layout.shapes if s.type == "line" and s.y0 == s.y1] == [0.5]
+    marks = [s for s in fig.layout.shapes if s.name == "current turn"]
+    assert marks and marks[0].x0 == 2
+    calm = {**_curve(), "turning_points": []}
+    assert not traces(charts.winprob_figure(calm), "turning")

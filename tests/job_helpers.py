@@ -1,0 +1,56 @@
+"""Helpers for the job tests: a port where nothing listens, and Ctrl-C pressed on a running
+command once it shows progress. (tests/ is on pytest's pythonpath.)"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+
+import psutil
+
+
+class socket_without_listener:
+    """A local port that was free a moment ago: nothing listens there."""
+
+    def __enter__(self) -> str:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        return f"tcp://127.0.0.1:{port}"
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
+class Interrupted:
+    def __init__(self, returncode: int, stderr: str) -> None:
+        self.returncode, self.stderr = returncode, stderr
+
+
+def interrupt_when_progress_shows(argv: list[str], prefix: str, suffix: str) -> Interrupted:
+    """Run ``argv`` in a session of its own; once it reports progress past zero, press Ctrl-C
+    as a terminal does (SIGINT to the whole process group); wait for it and for every process it
+    started to be gone (a condition, with a generous limit for a loaded machine)."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    seen = []
+    try:
+        for line in proc.stderr:
+            seen.append(line)
+            if line.startswith(prefix) and line.rstrip().endswith(suffix) \
+                    and not line.startswith(f"{prefix}0 "):
+                break
+        else:
+            raise AssertionError(f"no progress shown: {''.join(seen)}")
+        children = psutil.Process(proc.pid).children(recursive=True)
+        os.killpg(proc.pid, signal.SIGINT)
+        rest = proc.stderr.read()
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:  # it did not stop: take its whole group down, then fail
+            os.killpg(proc.pid, signal.SIGKILL)
+    _, alive = psutil.wait_procs(children, timeout=30)
+    assert not alive, f"left running: {[p.pid for p in alive]}"
+    return Interrupted(proc.returncode, "".join(seen) + rest)

@@ -326,10 +326,26 @@ class Cautious(_Scoring):
         return score + _facing_score(state, end, final, enemy)
 
 
+def _tactician() -> Policy:
+    from warlog.engine.tactician import Tactician
+
+    return Tactician()
+
+
+def _search() -> Policy:
+    from warlog.engine.search_bot import Search
+
+    return Search()
+
+
+# A stored game names its bots and verify re-chooses their orders, so a released policy never
+# changes what it plays: a better bot comes under a new name.
 POLICIES: dict[str, Callable[[], Policy]] = {
     "aggressive": Aggressive,
     "cautious": Cautious,
     "random": RandomLegal,
+    "tactician": _tactician,
+    "search": _search,
 }
 
 

@@ -49,6 +49,16 @@ def opening(first: Event, dice: DiceSource | None = None) -> list[Event]:
 def decide(state: GameState, order: Order, dice: DiceSource | None, *,
            by: str | None = None) -> list[Event]:
     """The events that follow from ``order`` in ``state`` (which is left untouched)."""
+    return _resolve(state, order, dice, by).events
+
+
+def successor(state: GameState, order: Order, dice: DiceSource | None) -> GameState:
+    """The state after ``order``: decide's own working state, already folded, so a playout
+    that only needs where the game goes does not fold every event a second time."""
+    return _resolve(state, order, dice, None).state
+
+
+def _resolve(state: GameState, order: Order, dice: DiceSource | None, by: str | None) -> Context:
     ruleset = get_ruleset(state.rule_system)
     ruleset.check(state, order)
     ctx = Context(state, dice)
@@ -56,7 +66,7 @@ def decide(state: GameState, order: Order, dice: DiceSource | None, *,
     ctx.cause = given["seq"]
     if isinstance(order, EndPhaseOrder) or ruleset.apply(ctx, order):
         advance(ctx, ruleset)
-    return ctx.events
+    return ctx
 
 
 def legal_orders(state: GameState, unit: str | None = None) -> list[Order]:

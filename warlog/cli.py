@@ -78,9 +78,10 @@ def _user_errors() -> tuple[type[Exception], ...]:
     from warlog.events.store import StoreError
 
     from warlog.notation import NotationError
+    from warlog.study import StudyError
 
     return (ScenarioError, ReplayError, StoreError, IllegalOrder, EventError, DiceError,
-            FoldError, NotationError, OSError)
+            FoldError, NotationError, StudyError, OSError)
 
 
 def _fail(message: str) -> None:
@@ -243,38 +244,6 @@ def scenarios(
         table.add_row(s.id, s.title, f"{s.rule_system} {s.period}",
                       f"{s.grid.kind} {s.grid.width}x{s.grid.height}", counts)
     out.print(table)
-
-
-@app.command()
-def simulate(
-    scenario: Annotated[str, typer.Argument(help="A bundled scenario id or a .toml file.")],
-    seed: Annotated[int, typer.Option(help="Seed for the dice and the bots.")] = 1,
-    red: Annotated[str, typer.Option(help="Policy playing red.")] = "aggressive",
-    blue: Annotated[str, typer.Option(help="Policy playing blue.")] = "cautious",
-    out_file: Annotated[Optional[Path], typer.Option("--out", help="Write a replay file.")] = None,
-    db: Annotated[Optional[Path], typer.Option("--db", envvar="WARLOG_DB",
-                                               help="Also record the game in this database.")] = None,
-) -> None:
-    """Let two bots play a scenario to the end. Same seed, same game, byte for byte."""
-    from warlog.engine.bots import play_out
-    from warlog.engine.scenario import load_scenario
-    from warlog.events.replay_file import write_replay
-
-    with friendly():
-        scn = load_scenario(scenario)
-        try:
-            game = play_out(f"{scn.id}-{red}-{blue}-s{seed}", scn, seed=seed, red=red, blue=blue)
-        except ValueError as exc:  # an unknown policy name
-            raise typer.BadParameter(str(exc)) from None
-        if out_file is not None:
-            write_replay(out_file, game.events)
-        if db is not None or out_file is None:
-            with _store(db or DEFAULT_DB) as store:
-                _record(store, game.events)
-    s = game.state
-    result = f"{s.winner} wins" if s.winner else "draw"
-    out.print(f"{game.state.game}: {result} ({s.end_reason}); {len(game.events)} events"
-              + (f"; replay written to {out_file}" if out_file else ""))
 
 
 def _record(store, events: list[dict]) -> None:
@@ -871,6 +840,18 @@ def luck_cmd(
         mine = {r["side"]: r["luck"] for r in rows if r["turn"] == turn}
         turns.add_row(str(turn), f"{mine['red']:+.2f}", f"{mine['blue']:+.2f}")
     out.print(turns)
+
+
+# Commands that live in their own modules (each imports warlog.cli only inside its functions).
+from warlog.odds_cmd import odds  # noqa: E402
+from warlog.study_cmd import analyze, simulate  # noqa: E402
+from warlog.whatif_cmd import whatif, winprob  # noqa: E402
+
+app.command("simulate")(simulate)
+app.command("analyze")(analyze)
+app.command("odds")(odds)
+app.command("whatif")(whatif)
+app.command("winprob")(winprob)
 
 
 if __name__ == "__main__":

@@ -68,6 +68,10 @@ def record(store: EventStore, game_id: str, order: Order, faces: list[int] | Non
     game = Game(events)
     state = game.state
     who = state.players.get(state.to_act or "", state.to_act or "")
+    if who in POLICIES:  # its orders are the bot's to choose: verify would re-choose them
+        raise StoreError(f"{state.to_act} is played by the {who} bot in {game_id}: it gives its "
+                         "own orders (continue a bot game with `warlog simulate`, or fork it "
+                         "and record both sides yourselves)")
     if state.dice_mode == "manual":
         dice = ManualDice(faces or [])
         new = game.play(order, by=who, dice=dice)

@@ -118,3 +118,15 @@ def test_a_rolled_army_is_recorded_from_the_real_die_and_verifies(store):
         ("r-archers-1", "Archers", (0, 3))]
     record(store, "g", MoveOrder(unit="r-knights-1", facing="E", distance=4))
     assert verify(store.read("g")).ok
+
+
+def test_an_order_for_a_side_a_bot_plays_is_refused_and_nothing_is_written(store):
+    from warlog.engine.bots import play_out
+
+    game = play_out("sim", SCENARIO, seed=1, red="aggressive", blue="cautious")
+    cut = next(i for i, e in enumerate(game.events) if e["kind"] == "order_given")
+    store.append("sim", game.events[:cut], 0)
+    before = store.read("sim")
+    with pytest.raises(StoreError, match="played by the aggressive bot"):
+        record(store, "sim", EndPhaseOrder())
+    assert store.read("sim") == before

@@ -48,7 +48,7 @@ def test_a_hundred_random_legal_games_of_every_period_finish_and_verify(period):
 
 
 @pytest.mark.parametrize("red,blue", [("aggressive", "cautious"), ("cautious", "aggressive"),
-                                      ("aggressive", "random")])
+                                      ("aggressive", "random"), ("tactician", "cautious")])
 def test_policies_finish_every_bundled_scenario(red, blue):
     for scenario in SCENARIOS:
         game = play_out("g", scenario, seed=11, red=red, blue=blue)
@@ -96,7 +96,7 @@ def test_same_seed_same_game_and_unknown_policy_is_refused():
     assert a.events != c.events
     with pytest.raises(ValueError, match="choose one of"):
         get_policy("genius")
-    assert set(POLICIES) == {"aggressive", "cautious", "random"}
+    assert set(POLICIES) == {"aggressive", "cautious", "random", "tactician", "search"}
 
 
 def test_portable_battles_between_the_scripted_bots_end_by_exhaustion():

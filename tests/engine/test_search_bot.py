@@ -1,0 +1,62 @@
+"""The search bot: playouts over the tactician's best orders, judged by a position's worth."""
+
+from __future__ import annotations
+
+from builders import new_game
+
+from warlog.engine.bots import bot_rng, get_policy, play_out
+from warlog.engine.scenario import scenario_from_dict
+from warlog.engine.search_bot import Search, evaluate
+from warlog.engine.tactician import Tactician
+from warlog.engine.verify import verify
+
+
+def test_a_position_is_worth_the_strength_each_side_lost_and_the_objectives_held():
+    game = new_game([("r1", "red", "Infantry", (1, 1), "E"), ("r2", "red", "Archers", (1, 3), "E"),
+                     ("b1", "blue", "Infantry", (5, 1), "W")], size=(8, 5), objectives=[[1, 1]])
+    s = game.state.copy()
+    limit = s.options["hits_to_remove"]
+    s.units["b1"].hits = limit // 2  # blue lost half a unit; red holds the one objective
+    s.units["r2"].removed = True  # red lost a whole unit
+    expected_red = (limit // 2) / limit - 1.0 + 0.2
+    assert abs(evaluate(s, "red") - expected_red) < 1e-9
+    assert abs(evaluate(s, "blue") + expected_red) < 1e-9
+    s.ended, s.winner = True, "blue"
+    assert evaluate(s, "blue") == 10.0 and evaluate(s, "red") == -10.0
+    s.winner = None
+    assert evaluate(s, "red") == 0.0
+
+
+def test_the_search_weighs_only_legal_orders_and_chooses_the_same_every_time():
+    game = new_game([("r1", "red", "Infantry", (1, 1), "E"), ("r2", "red", "Cavalry", (1, 3), "E"),
+                     ("b1", "blue", "Infantry", (4, 1), "W"), ("b2", "blue", "Archers", (5, 3), "W")],
+                    seed=4, size=(8, 5))
+    s = game.state
+    first = Search().choose(s, bot_rng(s))
+    assert first == Search().choose(s.copy(), bot_rng(s))
+    assert first in game.legal_orders(getattr(first, "unit", None)) or first.type == "end_phase"
+    ranked = Tactician().ranked(s, bot_rng(s))
+    # It weighs what the unit the tactician would order next should do, never another unit.
+    assert getattr(first, "unit", None) == getattr(ranked[0][1], "unit", None)
+    assert first in [o for _, o in ranked]
+
+
+def _duel_scenario():
+    return scenario_from_dict({
+        "id": "duel", "title": "Duel", "rule_system": "ohw", "period": "ancients", "first": "red",
+        "grid": {"kind": "square", "width": 7, "height": 4},
+        "sides": {"red": {"name": "Red"}, "blue": {"name": "Blue"}},
+        "units": [{"id": f"{side[0]}{i}", "side": side, "type": t, "cell": [x, i], "facing": f}
+                  for side, x, f in (("red", 1, "E"), ("blue", 5, "W"))
+                  for i, t in enumerate(("Infantry", "Archers", "Cavalry"))],
+        "victory": {"turn_limit": 6, "objectives": []},
+    }, source="test")
+
+
+def test_a_search_bot_game_is_repeatable_and_verify_re_chooses_its_orders():
+    a = play_out("s", _duel_scenario(), seed=2, red="search", blue="tactician")
+    b = play_out("s", _duel_scenario(), seed=2, red="search", blue="tactician")
+    assert a.events == b.events and a.state.ended
+    report = verify(a.events)
+    assert report.ok and report.finished and ("red", "search") in report.bots
+    assert get_policy("search").name == "search"

@@ -49,9 +49,9 @@ from streamlit.runtime.scriptrunner.script_cache import ScriptCache
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.local_script_runner import LocalScriptRunner
 
-from warlog.engine.bots import play_out
-from warlog.engine.scenario import scenario_from_dict
 from warlog.events.sqlite_store import SQLiteEventStore
+
+from bench_store import field_game  # noqa: E402  (benchmarks/ is the script's folder)
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "dashboard" / "app.py")
@@ -85,23 +85,6 @@ for i in range(3):
     st.markdown(f"**Line {i}** of the reference: turn {state.turn}, game `{state.game}`")
 st.plotly_chart(board_figure(state), key="board", config={"displayModeBar": False})
 """
-
-
-def field_game(game: str, n: int, per_side: int, width: int, height: int, red: str, blue: str,
-               seed: int) -> list[dict[str, Any]]:
-    """Two bots play on an open field, two columns of units a side; the first ``n`` events."""
-    types = ["Infantry", "Archers", "Skirmishers", "Cavalry"]
-    units = [{"id": f"{side[0]}{i}", "side": side, "type": types[i % 4],
-              "cell": [col + i % 2, 1 + i // 2], "facing": facing}
-             for side, col, facing in (("red", 1, "E"), ("blue", width - 3, "W"))
-             for i in range(per_side)]
-    scenario = scenario_from_dict({
-        "id": "bench", "title": "Benchmark field", "rule_system": "ohw", "period": "ancients",
-        "first": "red", "grid": {"kind": "square", "width": width, "height": height},
-        "sides": {"red": {"name": "Red"}, "blue": {"name": "Blue"}}, "units": units,
-        "victory": {"turn_limit": 100},
-    }, source="benchmark")
-    return play_out(game, scenario, seed=seed, red=red, blue=blue).events[:n]
 
 
 GC_CLOCK = {"ms": 0.0, "full": 0, "start": 0.0}  # CPU ms in the collector, full collections

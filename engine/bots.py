@@ -109,9 +109,10 @@ class RandomLegal:
         for i in range(len(units) if k < len(units) else 0):
             orders = legal_orders(state, units[(k + i) % len(units)].id)
             if orders:
-                kinds = list(dict.fromkeys(_order_kind(o) for o in orders))
+                marked = [(_order_kind(o), o) for o in orders]
+                kinds = list(dict.fromkeys(k for k, _ in marked))
                 kind = kinds[rng.below(len(kinds))]
-                of_kind = [o for o in orders if _order_kind(o) == kind]
+                of_kind = [o for k, o in marked if k == kind]
                 return of_kind[rng.below(len(of_kind))]
         return EndPhaseOrder()
 

@@ -93,15 +93,14 @@ class Game:
              dice: DiceSource | None = None) -> list[Event]:
         """Apply one order; on IllegalOrder (or any error) nothing changes."""
         try:
-            new = decide(self.state, order, dice or self.dice, by=by)
+            ctx = _resolve(self.state, order, dice or self.dice, by)
         except Exception:
             if self.state.dice_mode == "seeded":  # forget dice a failed decision drew
                 self.dice = SeededDice(self.state.seed or 0, self.state.dice_rolled)
             raise
-        for event in new:
-            evolve(self.state, event, check=False)
-        self.events.extend(new)
-        return new
+        self.state = ctx.state  # decide folded every event as it went: no second fold
+        self.events.extend(ctx.events)
+        return ctx.events
 
     def legal_orders(self, unit: str | None = None) -> list[Order]:
         return legal_orders(self.state, unit)

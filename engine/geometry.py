@@ -45,6 +45,29 @@ _ODDR_STEPS = (
     {"E": (1, 0), "NE": (0, -1), "NW": (-1, -1), "W": (-1, 0), "SW": (-1, 1), "SE": (0, 1)},
     {"E": (1, 0), "NE": (1, -1), "NW": (0, -1), "W": (-1, 0), "SW": (0, 1), "SE": (1, 1)},
 )
+# The first _LINE cells straight ahead through each facing, as offsets from a cell on an even
+# and on an odd row: straight() reads them instead of stepping one cell at a time.
+_LINE = 8
+
+
+def _line_offsets(steps_by_parity, facing: str) -> tuple[tuple[tuple[int, int], ...], ...]:
+    out = []
+    for start in (0, 1):
+        c, r, cells = 0, start, []
+        for _ in range(_LINE):
+            dc, dr = steps_by_parity[r & 1][facing]
+            c, r = c + dc, r + dr
+            cells.append((c, r - start))
+        out.append(tuple(cells))
+    return tuple(out)
+
+
+_SQUARE_LINES = {f: _line_offsets((_SQUARE_STEPS, _SQUARE_STEPS), f) for f in FACINGS["square"]}
+_ODDR_LINES = {f: _line_offsets(_ODDR_STEPS, f) for f in FACINGS["hex"]}
+
+# The same steps in facings order, for around().
+_SQUARE_AROUND = tuple(_SQUARE_STEPS[f] for f in FACINGS["square"])
+_ODDR_AROUND = tuple(tuple(table[f] for f in FACINGS["hex"]) for table in _ODDR_STEPS)
 
 _BRICK_NE = math.degrees(math.atan2(1.0, 0.5))  # brick centres: NE neighbour is (+0.5, -1) away
 _FACING_ANGLES: dict[str, dict[str, float]] = {
@@ -106,6 +129,8 @@ class Grid:
     width: int
     height: int
     facings: tuple[str, ...] = field(init=False)
+    # Derived from kind, kept for the hot paths (distance, step run millions of times a game).
+    _square: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.kind not in GRID_KINDS:
@@ -115,6 +140,7 @@ class Grid:
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ValueError(f"grid {name} must be a positive whole number, got {value!r}")
         object.__setattr__(self, "facings", FACINGS[self.kind])
+        object.__setattr__(self, "_square", self.kind == "square")
 
     # -- topology ----------------------------------------------------------------------------
     def contains(self, cell: Cell) -> bool:
@@ -131,9 +157,12 @@ class Grid:
 
     def step(self, cell: Cell, facing: str) -> Cell:
         """The neighbour through side `facing` (may be off the board)."""
-        self._check_facing(facing)
-        table = _SQUARE_STEPS if self.kind == "square" else _ODDR_STEPS[cell[1] & 1]
-        dc, dr = table[facing]
+        table = _SQUARE_STEPS if self._square else _ODDR_STEPS[cell[1] & 1]
+        try:
+            dc, dr = table[facing]
+        except (KeyError, TypeError):  # not a side of this kind of cell
+            self._check_facing(facing)
+            raise
         return (cell[0] + dc, cell[1] + dr)
 
     def opposite(self, facing: str) -> str:
@@ -152,21 +181,45 @@ class Grid:
 
     def distance(self, a: Cell, b: Cell) -> int:
         """Steps through sides (never corners): Manhattan on squares, cube distance otherwise."""
-        if self.kind == "square":
+        if self._square:
             return abs(a[0] - b[0]) + abs(a[1] - b[1])
-        (aq, ar, as_), (bq, br, bs) = oddr_to_cube(a), oddr_to_cube(b)
-        return max(abs(aq - bq), abs(ar - br), abs(as_ - bs))
+        # oddr_to_cube inlined (this runs millions of times a game): dq, dr and ds = -dq - dr
+        ar, br = a[1], b[1]
+        dq = a[0] - (ar - (ar & 1)) // 2 - b[0] + (br - (br & 1)) // 2
+        dr = ar - br
+        return max(abs(dq), abs(dr), abs(dq + dr))
 
     def straight(self, cell: Cell, facing: str, n: int) -> list[Cell]:
         """The n cells entered moving straight ahead through `facing` (start excluded; may leave
         the board: the caller checks)."""
         if n < 0:
             raise ValueError(f"cannot move {n} cells")
+        if n == 0:
+            return []
+        try:
+            line = (_SQUARE_LINES if self._square else _ODDR_LINES)[facing]
+        except (KeyError, TypeError):  # not a side of this kind of cell
+            self._check_facing(facing)
+            raise
+        if n > _LINE:
+            return self._straight(cell, facing, n)
+        c, r = cell
+        # the cells ahead are a fixed pattern of offsets, by the parity of the starting row
+        return [(c + dc, r + dr) for dc, dr in line[r & 1][:n]]
+
+    def _straight(self, cell: Cell, facing: str, n: int) -> list[Cell]:
         out = []
         for _ in range(n):
             cell = self.step(cell, facing)
             out.append(cell)
         return out
+
+    def around(self, cell: Cell) -> tuple[Cell, ...]:
+        """Every cell sharing a side with `cell`, on the board or not, in facings order: the
+        cells at distance 1 (neighbours() keeps only the on-board ones)."""
+        c, r = cell
+        steps = _SQUARE_AROUND if self._square else _ODDR_AROUND[r & 1]
+        return tuple([(c + dc, r + dr) for dc, dr in steps])
 
     # -- drawing coordinates -----------------------------------------------------------------
     def _lattice_centre(self, cell: Cell) -> tuple[int, int]:

@@ -1,5 +1,6 @@
 """Procedures several rule systems share: the initiative roll, the end of a battle when a side
-has nothing left, objectives held, and "is this order legal" for building legal-order lists.
+has nothing left, objectives held, "is this order legal" for building legal-order lists, and the
+orders themselves as cached values (a move generator builds the same ones again and again).
 
 Each takes the rule id to cite, so a system keeps its own rules while the procedure lives once.
 """
@@ -7,12 +8,19 @@ Each takes the rule id to cite, so a system keeps its own rules while the proced
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 
 from warlog.engine.flow import Context
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.state import GameState, other_side
 from warlog.events import model
-from warlog.events.model import EndPhaseOrder, HitChoiceOrder
+from warlog.events.model import (
+    EndPhaseOrder,
+    HitChoiceOrder,
+    MoveOrder,
+    RouteOrder,
+    ShootOrder,
+)
 
 SIDES = ("red", "blue")
 
@@ -164,3 +172,41 @@ def accepts(ruleset, state: GameState, order) -> bool:
     except IllegalOrder:
         return False
     return True
+
+
+# Orders as values. Orders are frozen pydantic models, so equal orders may be one object. A move
+# generator builds the same few thousand orders (unit, facing, distance, end facing) on every
+# call, and validating each anew was a tenth of a random One Hour Wargames game's time. Each is
+# built with the same fields as before it was cached; the caches are bounded (unit ids repeat
+# from game to game).
+@lru_cache(maxsize=1 << 12)
+def straight_moves(unit: str, longest: int, facings: tuple[str, ...]) -> tuple[tuple, ...]:
+    """For each facing ``f`` in order: (f, the pivot to ``f``, the moves along ``f`` by distance:
+    item d holds the moves of d cells, one for each facing at the end; item 0 is empty)."""
+    return tuple(
+        (f, MoveOrder(unit=unit, facing=f, distance=0),
+         ((),) + tuple(tuple(MoveOrder(unit=unit, facing=f, distance=d,
+                                       end_facing=None if ef == f else ef) for ef in facings)
+                       for d in range(1, longest + 1)))
+        for f in facings)
+
+
+@lru_cache(maxsize=1 << 12)
+def attack_order(unit: str, facing: str, distance: int, enemy: str) -> MoveOrder:
+    return MoveOrder(unit=unit, facing=facing, distance=distance, attack=enemy)
+
+
+@lru_cache(maxsize=1 << 12)
+def shoot_order(unit: str, target: str) -> ShootOrder:
+    return ShootOrder(unit=unit, target=target)
+
+
+@lru_cache(maxsize=1 << 12)
+def route_pivot(unit: str, facing: str) -> RouteOrder:
+    return RouteOrder(unit=unit, facing=facing)
+
+
+@lru_cache(maxsize=1 << 14)
+def routes_ending(unit: str, path: tuple, facings: tuple[str, ...]) -> tuple[RouteOrder, ...]:
+    """The routes along ``path``, one for each facing at the end."""
+    return tuple(RouteOrder(unit=unit, path=path, facing=f) for f in facings)

@@ -9,6 +9,7 @@ in ohw_phases.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from itertools import combinations
 from typing import Any
 
@@ -16,7 +17,16 @@ from warlog.engine.flow import Context
 from warlog.engine.reach import FireZone
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import common, ohw_combat, ohw_phases
-from warlog.engine.rulesets.ohw_move import Mover, Reach, follow, routes, turn_angle, walk
+from warlog.engine.rulesets.ohw_move import (
+    Board,
+    Mover,
+    Reach,
+    feature_of,
+    follow,
+    routes,
+    turn_angle,
+    walk,
+)
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.events import model
@@ -45,13 +55,22 @@ class OneHourWargames:
 
     def __init__(self) -> None:
         self.table = load_table("ohw")
+        self._steps: dict[str, tuple[tuple[str, str | None], ...]] = {}
+        self._rows: dict[tuple[str, str, bool], dict[str, Any]] = {}
 
     # -- tables ------------------------------------------------------------------------------
     def period(self, state: GameState) -> dict[str, Any]:
         return self.table["periods"][state.period]
 
-    def row(self, state: GameState, unit: Unit) -> dict[str, Any]:
-        return ohw_combat.unit_row(state, self.period(state), unit.type)
+    def row(self, state: GameState, unit: Unit) -> Mapping[str, Any]:
+        """The unit type's row (its ``after`` values past the year split), built once per
+        period, type and side of the split. Read it, never change it: every caller shares it."""
+        period = self.period(state)
+        key = (state.period, unit.type, ohw_combat.after_split(state, period))
+        row = self._rows.get(key)
+        if row is None:
+            row = self._rows[key] = ohw_combat.unit_row(state, period, unit.type)
+        return row
 
     measure = "hits"  # what the number on a unit counts
     checksum_rules = ("ohw.turn",)
@@ -60,9 +79,13 @@ class OneHourWargames:
         return tuple(self.period(state)["phases"])
 
     def turn_steps(self, state: GameState) -> tuple[tuple[str, str | None], ...]:
-        """ohw.turn: the first player's phases, then the second player's."""
-        phases = self.phases(state)
-        return tuple((p, "first") for p in phases) + tuple((p, "second") for p in phases)
+        """ohw.turn: the first player's phases, then the second player's (a period's, kept)."""
+        steps = self._steps.get(state.period)
+        if steps is None:
+            phases = self.phases(state)
+            steps = self._steps[state.period] = (tuple((p, "first") for p in phases)
+                                                 + tuple((p, "second") for p in phases))
+        return steps
 
     def end_turn(self, ctx: Context) -> None:
         return None
@@ -83,8 +106,9 @@ class OneHourWargames:
     def phase_rules(self, state: GameState, phase: str) -> tuple[str, ...]:
         return (PREGAME_RULES[phase],) if phase in PREGAME_RULES else (self.turn_rule(state),)
 
-    def mover(self, state: GameState, unit: Unit, attacking: bool) -> Mover:
-        return Mover(state, self.table["terrain"], self.period(state), unit, attacking)
+    def mover(self, state: GameState, unit: Unit, attacking: bool,
+              board: Board | None = None) -> Mover:
+        return Mover(state, self.table["terrain"], self.period(state), unit, attacking, board)
 
     def _walk(self, state: GameState, unit: Unit, facing: str, steps: int, attacking: bool) -> Reach:
         return walk(state, self.table["terrain"], self.period(state), unit, facing, steps, attacking)
@@ -173,7 +197,9 @@ class OneHourWargames:
         if order.distance > move + 1:
             raise IllegalOrder(f"ohw.{state.period}.move", f"{unit.type} moves at most {move} cells "
                                                            f"({move + 1} along a road, ohw.terrain.road)")
-        reach = self._walk(state, unit, order.facing, order.distance, attacking)
+        # a turn in place walks nowhere: no judge of steps to build
+        reach = (self._walk(state, unit, order.facing, order.distance, attacking)
+                 if order.distance else Reach([], None, False))
         self._check_reach(state, reach)
         if attacking:
             end = reach.cells[-1][0] if reach.cells else unit.cell
@@ -352,7 +378,7 @@ class OneHourWargames:
         """The rules a move's path applied: passing friends, restricted or crossed terrain, the
         road bonus, features entered or moved within."""
         p, terrain = state.period, self.table["terrain"]
-        features = self.mover(state, unit, False).features
+        features = feature_of(state, terrain)
         rules = []
         if any(state.unit_at(c) is not None for c in path[:-1]):
             rules.append(f"ohw.{p}.interpenetration")
@@ -532,14 +558,17 @@ class OneHourWargames:
             targets = [u.id for u in state.alive(state.defender)]
             return [] if unit else [BarrageOrder(targets=c) for c in
                                     combinations(targets, state.barrage_targets or 0)]
-        return common.side_orders(state, unit, lambda u: self._unit_orders(state, u))
+        board = Board(state) if state.phase == "movement" else None  # shared by every unit
+        return common.side_orders(state, unit, lambda u: self._unit_orders(state, u, board))
 
-    def _unit_orders(self, state: GameState, u: Unit) -> list[Order]:
+    def _unit_orders(self, state: GameState, u: Unit, board: Board | None) -> list[Order]:
         if state.phase == "movement":
-            return self._legal_moves(state, u)
-        if state.phase == "shooting":
-            return self._legal(state, u, [ShootOrder(unit=u.id, target=e.id)
-                                          for e in state.alive(other_side(u.side))])
+            return self._legal_moves(state, u, board)
+        if state.phase == "shooting":  # an enemy out of range is no target, whatever else holds
+            reach, distance = self.row(state, u)["shoot_range"], state.grid.distance
+            return self._legal(state, u, [common.shoot_order(u.id, e.id)
+                                          for e in state.alive(other_side(u.side))
+                                          if distance(u.cell, e.cell) <= reach])
         return []
 
     def _legal(self, state: GameState, u: Unit, candidates: list[Order]) -> list[Order]:
@@ -552,7 +581,7 @@ class OneHourWargames:
             out.append(order)
         return out
 
-    def _legal_moves(self, state: GameState, u: Unit) -> list[Order]:
+    def _legal_moves(self, state: GameState, u: Unit, board: Board) -> list[Order]:
         grid = state.grid
         out = self._legal(state, u, [FormationOrder(unit=u.id, formation=f)
                                      for f in ("square", "line")]) if "square" in self.period(state) else []
@@ -562,34 +591,42 @@ class OneHourWargames:
         if u.acted or u.formation == "square":
             return out
         move = self.row(state, u)["move"]
+        facings = grid.facings
         if self.period(state)["turning"] == "free":
-            out += [RouteOrder(unit=u.id, facing=f) for f in grid.facings if f != u.facing]
-            for _, path in routes(self.mover(state, u, False)):
-                out += [RouteOrder(unit=u.id, path=path, facing=f) for f in grid.facings]
+            out += [common.route_pivot(u.id, f) for f in facings if f != u.facing]
+            for _, path in routes(self.mover(state, u, False, board)):
+                out += common.routes_ending(u.id, path, facings)
             return out
-        for f in grid.facings:
+        mover = self.mover(state, u, False, board)  # one judge of steps for every direction
+        for f, pivot, ending in common.straight_moves(u.id, move + 1, facings):
             if f != u.facing:
-                out.append(MoveOrder(unit=u.id, facing=f, distance=0))
-            reach = self._walk(state, u, f, move + 1, False)
-            for d, (_, can_end) in enumerate(reach.cells, 1):
+                out.append(pivot)
+            for d, (_, can_end) in enumerate(mover.reach(f, move + 1), 1):
                 if can_end:  # a walk cut short by a feature ends there: each result once
-                    out += [MoveOrder(unit=u.id, facing=f, distance=d,
-                                      end_facing=None if ef == f else ef) for ef in grid.facings]
+                    out += ending[d]  # the moves of d cells, one for each facing at the end
         if "melee" not in self.period(state)["phases"]:
             return out
-        for f in grid.facings:
+        # An attack ends next to its enemy after at most `move` cells: none is possible while
+        # every enemy is further than move + 1 cells away (most of a game, for most units).
+        distance, here = grid.distance, u.cell
+        if all(distance(here, c) > move + 1 for c in board.enemy_cells(u.side)):
+            return out
+        mover = self.mover(state, u, True, board)
+        zone = board.zone(u.side)  # an attack can end only next to an enemy
+        for f in facings:
             if turn_angle(state, u.facing, f) > 90 + 1e-6:
                 continue
-            reach = self._walk(state, u, f, move, True)
-            stops = [(0, u.cell)] + [(d, c) for d, (c, ok) in enumerate(reach.cells, 1) if ok]
+            stops = [(0, u.cell)] + [(d, c) for d, (c, ok) in enumerate(mover.reach(f, move), 1) if ok]
             for d, cell in stops:
-                for enemy in self._contacts(state, u, cell, f):
-                    out += self._legal(state, u, [MoveOrder(unit=u.id, facing=f, distance=d,
-                                                            attack=enemy.id)])
+                if cell not in zone:
+                    continue
+                for enemy in self._contacts(state, u, cell, f, board):
+                    out += self._legal(state, u, [common.attack_order(u.id, f, d, enemy.id)])
         return out
 
-    def _contacts(self, state: GameState, u: Unit, cell, facing: str) -> list[Unit]:
+    def _contacts(self, state: GameState, u: Unit, cell, facing: str, board: Board) -> list[Unit]:
         if state.options["attack_front_only"]:
-            ahead = state.unit_at(state.grid.step(cell, facing))
+            ahead = board.unit_at(state.grid.step(cell, facing))
             return [ahead] if ahead is not None and ahead.side != u.side else []
-        return [e for e in state.alive() if e.side != u.side and state.grid.distance(cell, e.cell) == 1]
+        return board.enemies_next_to(cell, u.side)
+

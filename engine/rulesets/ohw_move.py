@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
-from warlog.engine.geometry import Cell
+from warlog.engine.geometry import FACINGS, GRID_KINDS, Cell, Grid, make_grid
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.state import GameState, Unit
 
@@ -38,8 +39,20 @@ class Reach:
 
 def turn_angle(state: GameState, a: str, b: str) -> float:
     """Degrees between two facings (0..180)."""
-    d = abs(state.grid.facing_angle(a) - state.grid.facing_angle(b)) % 360
+    angle = _TURN_ANGLES[state.grid.kind].get((a, b))
+    if angle is None:  # not two sides of this kind of cell: facing_angle says which is wrong
+        angle = _turn_angle(state.grid, a, b)
+    return angle
+
+
+def _turn_angle(grid: Grid, a: str, b: str) -> float:
+    d = abs(grid.facing_angle(a) - grid.facing_angle(b)) % 360
     return min(d, 360 - d)
+
+
+# Asked thousands of times a game, for a handful of pairs: a table per kind of grid.
+_TURN_ANGLES = {kind: {(a, b): _turn_angle(make_grid(kind, 1, 1), a, b)
+                       for a in FACINGS[kind] for b in FACINGS[kind]} for kind in GRID_KINDS}
 
 
 def feature_of(state: GameState, terrain_table: Mapping[str, Any]) -> dict[Cell, int]:
@@ -73,21 +86,97 @@ def feature_of(state: GameState, terrain_table: Mapping[str, Any]) -> dict[Cell,
     return features
 
 
+class Board:
+    """Who stands where in one position, looked up by cell: what ``state.unit_at`` and a scan of
+    every unit for its distance answer, built once for all the moves tried in that position.
+    Every answer is the one a scan in the state's order would give first."""
+
+    def __init__(self, state: GameState) -> None:
+        self.grid = state.grid
+        self.live = live = [u for u in state.units.values() if not u.removed]
+        # cell -> the first live unit on it, in the state's order (what state.unit_at finds)
+        self.at: dict[Cell, Unit] = {u.cell: u for u in reversed(live)}
+        self._enemy_cells: dict[str, frozenset[Cell]] = {}
+        self._zones: dict[str, frozenset[Cell]] = {}
+
+    def unit_at(self, cell: Cell) -> Unit | None:
+        return self.at.get(cell)
+
+    def enemy_cells(self, side: str) -> frozenset[Cell]:
+        """The cells holding a live unit not of ``side``."""
+        cells = self._enemy_cells.get(side)
+        if cells is None:
+            cells = self._enemy_cells[side] = frozenset([u.cell for u in self.live
+                                                         if u.side != side])
+        return cells
+
+    def zone(self, side: str) -> frozenset[Cell]:
+        """The cells one step from a live unit not of ``side`` (its zone of control)."""
+        zone = self._zones.get(side)
+        if zone is None:
+            zone = self._zones[side] = _zone(self.grid.kind, self.enemy_cells(side))
+        return zone
+
+    def enemies_next_to(self, cell: Cell, side: str) -> list[Unit]:
+        """The live units not of ``side`` one step from ``cell``, in the state's order."""
+        if cell not in self.zone(side):
+            return []
+        near = set(self.grid.around(cell))
+        return [u for u in self.live if u.side != side and u.cell in near]
+
+
+@lru_cache(maxsize=1024)
+def _zone(kind: str, cells: frozenset[Cell]) -> frozenset[Cell]:
+    """Every cell one step from one of ``cells`` on a grid of this kind. A pure function of its
+    arguments, kept: the enemy stands still for the whole of a side's movement phase."""
+    grid = _GRIDS[kind]
+    return frozenset(n for c in cells for n in grid.around(c))
+
+
+_GRIDS = {kind: make_grid(kind, 1, 1) for kind in GRID_KINDS}  # around() ignores the board's size
+
+
 class Mover:
-    """The rules of one unit's move in one position: judges each step it takes."""
+    """The rules of one unit's move in one position: judges each step it takes.
+
+    ``judge`` is the one judge of a step; it answers with a short reason, and ``refusal`` turns
+    the reason into the rule and message only when a referee needs them (the move generator
+    tries thousands of steps and wants only yes or no). The move generator builds one Mover for
+    a unit and tries every direction with it; the position's ``Board`` may be shared by every
+    unit's movers."""
 
     def __init__(self, state: GameState, terrain_table: Mapping[str, Any],
-                 period: Mapping[str, Any], unit: Unit, attacking: bool) -> None:
+                 period: Mapping[str, Any], unit: Unit, attacking: bool,
+                 board: Board | None = None) -> None:
         self.state, self.unit, self.attacking = state, unit, attacking
-        self.period = period
-        self.p = state.period
-        self.move = period["units"][unit.type]["move"]
+        self.period, self.p = period, state.period
+        self.grid, self.terrain = state.grid, state.terrain
         self.impassable = terrain_table["impassable"]
-        self.road = terrain_table["road"]
-        self.features = feature_of(state, terrain_table)
-        self.passers = period.get("pass_through", ())
-        self.zoc = "melee" in period["phases"]
-        self.enemy_cells = [e.cell for e in state.alive() if e.side != unit.side]
+        self.entry = period.get("entry", {})
+        # What the period's table and the scenario say about this type of unit: the same for
+        # the whole game, so kept in the state's memo (plain values: a state may be pickled).
+        key = ("ohw_move type rules", unit.type)
+        rules = state.memo.get(key)
+        if rules is None:
+            rules = state.memo[key] = self._type_rules(terrain_table)
+        (self.move, self.road, self.features, self.passers, self.zoc, self.passes_friends,
+         self.passable) = rules
+        self.board = board = board or Board(state)
+        self.at = board.at
+        self.zoc_cells = board.zone(unit.side) if self.zoc and not attacking else None
+
+    def _type_rules(self, terrain_table: Mapping[str, Any]) -> tuple:
+        """move, road, features, passers, zoc, passes_friends, passable."""
+        period, unit = self.period, self.unit
+        passers = tuple(period.get("pass_through", ()))
+        # The cells whose ground this type may enter (a kind's verdict is the same everywhere).
+        closed = {kind for kind in {"open", *self.terrain.values()}
+                  if self._ground(kind, (0, 0)) is not None}
+        passable = frozenset(c for c in self.grid.cells()
+                             if self.terrain.get(c, "open") not in closed)
+        return (period["units"][unit.type]["move"], tuple(terrain_table["road"]),
+                feature_of(self.state, terrain_table), passers, "melee" in period["phases"],
+                "*" in passers or unit.type in passers, passable)
 
     def limit(self, steps: int, all_road: bool) -> IllegalOrder | None:
         """ohw.<period>.move and ohw.terrain.road: may the unit go ``steps`` cells?"""
@@ -102,80 +191,131 @@ class Mover:
             extra = f" ({move + 1} along a road, ohw.terrain.road)"
         return IllegalOrder(f"ohw.{self.p}.move", f"{self.unit.type} moves at most {move} cells{extra}")
 
+    def _ground(self, terrain: str, cell: Cell) -> IllegalOrder | None:
+        """Why the unit may not enter ground of this kind (marsh, river, a period's rule on who
+        enters what), or None."""
+        u, p = self.unit, self.p
+        if terrain in ("marsh", "lake"):
+            return IllegalOrder("ohw.terrain.marsh", f"{cell} is {terrain}: impassable to all units")
+        if terrain in self.impassable:
+            return IllegalOrder("ohw.terrain.river", f"{cell} is river: cross only at a bridge or a ford")
+        allowed = self.entry.get(terrain)
+        if allowed is not None and u.type not in allowed:
+            who = f"only {' and '.join(allowed)}" if allowed else "impassable to all units"
+            return IllegalOrder(f"ohw.{p}.terrain", f"{u.type} may not enter {terrain} at {cell} ({who})")
+        return None
+
+    def judge(self, prev: Cell, cell: Cell) -> tuple[str | None, bool, bool]:
+        """One step from ``prev`` into ``cell``: (why it is refused, a word for ``refusal``, or
+        None; whether the move may end there; whether entering it stops the move). In order:
+        the board's edge, the ground, an enemy or a friend in the way, an enemy's zone."""
+        if cell not in self.passable:
+            return ("ground" if self.grid.contains(cell) else "edge"), False, False
+        occupant = self.at.get(cell)
+        if occupant is not None:
+            if occupant.side != self.unit.side:
+                return "enemy", False, False
+            if not self.passes_friends and occupant.type not in self.passers:
+                return "friend", False, False
+        zoc = self.zoc_cells
+        if zoc and cell in zoc:
+            return "zoc", False, False
+        features = self.features
+        feature = features.get(cell)
+        return None, occupant is None, feature is not None and features.get(prev) != feature
+
+    def refusal(self, why: str, cell: Cell) -> IllegalOrder:
+        """The rule and message behind ``judge``'s reason for refusing a step into ``cell``."""
+        u, p, board = self.unit, self.p, self.board
+        if why == "edge":
+            return IllegalOrder("grid.cells", f"{u.id} would leave the board at {cell}")
+        if why == "ground":
+            refused = self._ground(self.terrain.get(cell, "open"), cell)
+            assert refused is not None
+            return refused
+        occupant = board.unit_at(cell)
+        if why == "enemy":
+            return IllegalOrder("grid.cells", f"{cell} is held by enemy {occupant.id}")
+        if why == "friend":
+            names = " and ".join(self.passers) or "no units"
+            return IllegalOrder(f"ohw.{p}.interpenetration",
+                                f"{u.id} may not pass through {occupant.id} (only {names} pass "
+                                "through friends)")
+        near = board.enemies_next_to(cell, u.side)[0].cell  # the first enemy, as a scan finds
+        return IllegalOrder("ohw.zoc", f"{cell} is next to enemy {board.unit_at(near).id}: "
+                                       "only an attacking unit may move there")
+
     def enter(self, prev: Cell, cell: Cell) -> tuple[IllegalOrder | None, bool, bool]:
         """Judge one step from ``prev`` into ``cell``: (the rule refusing it or None, whether the
         move may end there, whether entering it stops the move)."""
-        s, u, p = self.state, self.unit, self.p
-        if not s.grid.contains(cell):
-            return IllegalOrder("grid.cells", f"{u.id} would leave the board at {cell}"), False, False
-        terrain = s.terrain.get(cell, "open")
-        if terrain in ("marsh", "lake"):
-            rule = IllegalOrder("ohw.terrain.marsh", f"{cell} is {terrain}: impassable to all units")
-            return rule, False, False
-        if terrain in self.impassable:
-            rule = IllegalOrder("ohw.terrain.river", f"{cell} is river: cross only at a bridge or a ford")
-            return rule, False, False
-        allowed = self.period.get("entry", {}).get(terrain)
-        if allowed is not None and u.type not in allowed:
-            who = f"only {' and '.join(allowed)}" if allowed else "impassable to all units"
-            rule = IllegalOrder(f"ohw.{p}.terrain", f"{u.type} may not enter {terrain} at {cell} ({who})")
-            return rule, False, False
-        occupant = s.unit_at(cell)
-        if occupant is not None and occupant.side != u.side:
-            return IllegalOrder("grid.cells", f"{cell} is held by enemy {occupant.id}"), False, False
-        if occupant is not None and "*" not in self.passers and not (
-            u.type in self.passers or occupant.type in self.passers
-        ):
-            names = " and ".join(self.passers) or "no units"
-            rule = IllegalOrder(f"ohw.{p}.interpenetration",
-                                f"{u.id} may not pass through {occupant.id} (only {names} pass "
-                                "through friends)")
-            return rule, False, False
-        if self.zoc and not self.attacking:
-            near = next((c for c in self.enemy_cells if s.grid.distance(cell, c) == 1), None)
-            if near is not None:
-                rule = IllegalOrder("ohw.zoc", f"{cell} is next to enemy {s.unit_at(near).id}: "
-                                               "only an attacking unit may move there")
-                return rule, False, False
-        feature = self.features.get(cell)
-        stops = feature is not None and self.features.get(prev) != feature
-        return None, occupant is None, stops
+        why, can_end, stops = self.judge(prev, cell)
+        if why is not None:
+            return self.refusal(why, cell), False, False
+        return None, can_end, stops
+
+    def trace(self, path: list[Cell] | tuple[Cell, ...], adjacent: bool) -> tuple:
+        """Follow ``path`` as far as the rules allow: (the cells entered, each with whether the
+        move may end there; why it stopped short: None, or a reason and where, for
+        ``follow`` to word; whether a feature ended it early)."""
+        terrain, road, move, attacking = self.terrain, self.road, self.move, self.attacking
+        judge = self.judge
+        all_road = terrain.get(self.unit.cell, "open") in road
+        cells: list[tuple[Cell, bool]] = []
+        prev = self.unit.cell
+        last = len(path)
+        for d, cell in enumerate(path, 1):
+            if not adjacent and self.grid.distance(prev, cell) != 1:
+                return cells, ("adjacent", prev, cell), False
+            all_road = all_road and terrain.get(cell, "open") in road
+            if d > move and (d != move + 1 or not all_road or attacking):  # limit() refuses
+                return cells, ("limit", d, all_road), False
+            why, can_end, stops = judge(prev, cell)
+            if why is not None:
+                return cells, (why, prev, cell), False
+            cells.append((cell, can_end))
+            prev = cell
+            if stops and d < last:
+                if attacking:
+                    return cells, ("stop", prev, cell), False
+                return cells, None, True
+        return cells, None, False
+
+    def reach(self, facing: str, steps: int) -> list[tuple[Cell, bool]]:
+        """The cells a straight move along ``facing`` of up to ``steps`` cells enters, each with
+        whether it may end there (the move generator's question: walk(...).cells)."""
+        return self.trace(self.grid.straight(self.unit.cell, facing, steps), True)[0]
+
+    def walk(self, facing: str, steps: int) -> Reach:
+        """Straight ahead along ``facing`` for up to ``steps`` cells."""
+        return follow(self, self.grid.straight(self.unit.cell, facing, steps), adjacent=True)
 
 
 def walk(state: GameState, terrain_table: Mapping[str, Any], period: Mapping[str, Any],
          unit: Unit, facing: str, steps: int, attacking: bool) -> Reach:
     """Walk ``unit`` straight ahead along ``facing`` for up to ``steps`` cells."""
-    return follow(Mover(state, terrain_table, period, unit, attacking),
-                  state.grid.straight(unit.cell, facing, steps))
+    return Mover(state, terrain_table, period, unit, attacking).walk(facing, steps)
 
 
-def follow(mover: Mover, path: list[Cell] | tuple[Cell, ...]) -> Reach:
-    """Follow ``path`` (cells in order, each next to the one before) as far as the rules allow."""
-    s, unit = mover.state, mover.unit
-    road = mover.road
-    all_road = s.terrain.get(unit.cell, "open") in road
-    cells: list[tuple[Cell, bool]] = []
-    prev = unit.cell
-    for d, cell in enumerate(path, 1):
-        if s.grid.distance(prev, cell) != 1:
-            return Reach(cells, IllegalOrder("grid.adjacent", f"{cell} is not next to {prev}: a "
-                                             "route goes from cell to adjacent cell"), False)
-        all_road = all_road and s.terrain.get(cell, "open") in road
-        refused = mover.limit(d, all_road)
-        if refused is not None:
-            return Reach(cells, refused, False)
-        refused, can_end, stops = mover.enter(prev, cell)
-        if refused is not None:
-            return Reach(cells, refused, False)
-        cells.append((cell, can_end))
-        prev = cell
-        if stops and d < len(path):
-            terrain = s.terrain.get(cell, "open")
-            if mover.attacking:
-                return Reach(cells, IllegalOrder("ohw.terrain.stop", f"{unit.id} stops on entering "
-                                                 f"the {terrain} at {cell}"), False)
-            return Reach(cells, None, len(cells) > mover.move, stopped_by="ohw.terrain.stop")
-    return Reach(cells, None, len(cells) > mover.move)
+def follow(mover: Mover, path: list[Cell] | tuple[Cell, ...], *, adjacent: bool = False) -> Reach:
+    """Follow ``path`` (cells in order, each next to the one before) as far as the rules allow.
+    ``adjacent``: the caller built the path step by step, so adjacency needs no check."""
+    cells, short, stopped = mover.trace(path, adjacent)
+    if stopped:
+        return Reach(cells, None, len(cells) > mover.move, stopped_by="ohw.terrain.stop")
+    if short is None:
+        return Reach(cells, None, len(cells) > mover.move)
+    why, a, b = short
+    if why == "adjacent":
+        refused = IllegalOrder("grid.adjacent", f"{b} is not next to {a}: a route goes from "
+                                                "cell to adjacent cell")
+    elif why == "limit":
+        refused = mover.limit(a, b)
+    elif why == "stop":
+        refused = IllegalOrder("ohw.terrain.stop", f"{mover.unit.id} stops on entering the "
+                                                   f"{mover.terrain.get(b, 'open')} at {b}")
+    else:
+        refused = mover.refusal(why, b)
+    return Reach(cells, refused, False)
 
 
 def routes(mover: Mover) -> Iterator[tuple[Cell, tuple[Cell, ...]]]:
@@ -193,7 +333,7 @@ def routes(mover: Mover) -> Iterator[tuple[Cell, tuple[Cell, ...]]]:
                 road = all_road and s.terrain.get(n, "open") in mover.road
                 if mover.limit(len(path) + 1, road) is not None:
                     continue
-                refused, can_end, stops = mover.enter(cell, n)
+                refused, can_end, stops = mover.judge(cell, n)
                 if refused is not None:
                     continue
                 route = (*path, n)

@@ -60,3 +60,15 @@ def test_a_search_bot_game_is_repeatable_and_verify_re_chooses_its_orders():
     report = verify(a.events)
     assert report.ok and report.finished and ("red", "search") in report.bots
     assert get_policy("search").name == "search"
+
+
+def test_a_unit_on_defensive_ground_is_worth_a_little_more():
+    from warlog.engine.search_bot import GROUND_WORTH
+
+    flat = new_game([("r1", "red", "Infantry", (1, 1), "E"), ("b1", "blue", "Infantry", (5, 1), "W")],
+                    size=(8, 5)).state
+    hill = new_game([("r1", "red", "Infantry", (1, 1), "E"), ("b1", "blue", "Infantry", (5, 1), "W")],
+                    size=(8, 5), terrain={"hill": [[1, 1]]}).state
+    assert evaluate(flat, "red") == 0.0
+    assert abs(evaluate(hill, "red") - GROUND_WORTH) < 1e-9  # defensive position: a hill halves melee
+    assert abs(evaluate(hill, "blue") + GROUND_WORTH) < 1e-9

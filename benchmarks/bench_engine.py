@@ -144,17 +144,19 @@ def job_overhead(workers: int) -> float:
     return time.perf_counter() - start
 
 
-def late_position() -> tuple[Events, int]:
+def late_position(turns_left: int = 4) -> tuple[Events, int]:
     """A real game (random-legal bots on an Ancients scenario) and a step at the start of its
-    last turn: playouts from there are a turn long, so 10,000 of them take a minute or two."""
+    fourth turn from the end: playouts from there are four turns long, long enough that a
+    cluster's start (about 0.7 s) is not most of what two workers can halve, short enough that
+    10,000 of them take well under a minute on two workers."""
     from warlog.engine.bots import play_out
     from warlog.engine.whatif import snap
 
     scenario = _scenarios()[0]
     events = play_out("bench-whatif", scenario, seed=3, red="random", blue="random").events
-    last = scenario.victory.turn_limit
+    turn = scenario.victory.turn_limit - turns_left + 1
     start = next(e["seq"] for e in events
-                 if e["kind"] == "phase_started" and e["turn"] == last)
+                 if e["kind"] == "phase_started" and e["turn"] == turn)
     return events, snap(events, start)
 
 

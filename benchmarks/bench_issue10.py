@@ -1,6 +1,6 @@
 """Issue 10, part 7: every speed target in one run, one table (``./dev bench``).
 
-Run: ``./dev bench`` (about 6 minutes on 2 shared cores), ``./dev bench --profile`` to print where
+Run: ``./dev bench`` (about 3 minutes on 2 idle cores), ``./dev bench --profile`` to print where
 a random game's time goes, ``./dev bench --quick`` for a smoke run (smaller sizes: its figures
 are not the targets' and are marked so).
 

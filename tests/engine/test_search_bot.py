@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from builders import new_game
+
+from warlog.engine.game import Game
+from warlog.engine.rulesets.tables import systems
+from warlog.engine.scenario import bundled_scenarios
 
 from warlog.engine.bots import bot_rng, get_policy, play_out
 from warlog.engine.scenario import scenario_from_dict
@@ -72,3 +77,17 @@ def test_a_unit_on_defensive_ground_is_worth_a_little_more():
     assert evaluate(flat, "red") == 0.0
     assert abs(evaluate(hill, "red") - GROUND_WORTH) < 1e-9  # defensive position: a hill halves melee
     assert abs(evaluate(hill, "blue") + GROUND_WORTH) < 1e-9
+
+
+@pytest.mark.parametrize("system", systems())
+def test_the_search_plays_every_rule_system_through_its_legal_orders(system):
+    scenario = next(s for s in bundled_scenarios() if s.rule_system == system)
+    game = Game.new("s", scenario, seed=5, players={"red": "search", "blue": "search"})
+    for _ in range(3):  # the first decisions, whichever side and phase they fall in
+        state = game.state
+        order = Search().choose(state, bot_rng(state))
+        legal = game.legal_orders(getattr(order, "unit", None)) if order.type != "end_phase" \
+            else game.legal_orders()
+        assert order in legal, f"{system}: {order} is not a legal order"
+        game.play(order, by="search")
+    assert verify(game.events).ok

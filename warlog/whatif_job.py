@@ -153,19 +153,22 @@ def turn_starts(events: Sequence[Event]) -> list[tuple[int, int]]:
 
 def turning_points(points: Sequence[dict[str, Any]], swing: float = TURNING_SWING,
                    lead_swing: float = LEAD_SWING) -> list[dict[str, Any]]:
-    """The turns in which the game turned, between consecutive points: P(red wins) moved by at
-    least ``swing``, or the leader (the side more likely to win) changed and P(red wins) moved
-    by at least ``lead_swing`` (a flicker around even odds is noise, not a turn). ``turn`` is
-    the turn during which it happened (the earlier point's), ``to_turn`` the point showing it."""
+    """The turns in which the game turned, between consecutive points: a side's win probability
+    moved by at least ``swing`` (either side's: where draws are common, P(blue wins) can swing
+    while P(red wins) barely moves), or the leader (the side more likely to win) changed and
+    P(red wins) moved by at least ``lead_swing`` (a flicker around even odds is noise, not a
+    turn). ``turn`` is the turn during which it happened (the earlier point's), ``to_turn`` the
+    point showing it; ``from``, ``to`` and ``change`` are P(red wins)'s."""
     out = []
     for before, after in zip(points, points[1:]):
         change = after["red"]["p"] - before["red"]["p"]
+        moved = max(abs(change), abs(after["blue"]["p"] - before["blue"]["p"]))
         lead = [_leader(before), _leader(after)]
         flipped = None not in lead and lead[0] != lead[1] and abs(change) >= lead_swing
-        if abs(change) >= swing or flipped:
+        if moved >= swing or flipped:
             out.append({"turn": before["turn"], "to_turn": after["turn"], "from": before["red"]["p"],
                         "to": after["red"]["p"], "change": change,
-                        "why": "leader changed" if flipped else f"swing of {abs(change):.2f}"})
+                        "why": "leader changed" if flipped else f"swing of {moved:.2f}"})
     return out
 
 

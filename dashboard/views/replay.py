@@ -383,7 +383,8 @@ def win_probability(key: str, step: analysis.Step, events: list[Event], clicked)
     st.caption(f"P(red wins) at the start of each turn: {p['playouts']:,} playouts a turn with "
                f"fresh dice, {p['red']} (red) against {p['blue']} (blue), {p['mode']}; the band "
                "is the 95% interval. ★ marks a turning point, labelled with the turn it "
-               "happened in: P(red wins) moved by 0.2 or more, or the side ahead changed.")
+               "happened in: a side's win probability moved by 0.2 or more, or the side ahead "
+               "changed.")
     st.plotly_chart(data.winprob_chart(key, step.turn, repr(sorted(p.items())), curve),
                     **clicked("winprob"))
 

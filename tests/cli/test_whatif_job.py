@@ -117,7 +117,10 @@ def test_turning_points_are_big_swings_and_changes_of_leader():
         (7, 8, "leader changed"),  # 0.75 -> 0.44
     ]  # 6 -> 7 moved 0.15 with red still ahead; 8 -> 9 changed leader by a flicker of 0.04
     assert found[2]["from"] == 0.40 and found[2]["to"] == 0.90
-    assert turning_points([_pt(1, 0.5, 0.5), _pt(2, 0.6, 0.3)]) == []  # a tie is no leader
+    assert turning_points([_pt(1, 0.5, 0.5), _pt(2, 0.6, 0.35)]) == []  # a tie is no leader
+    # Draws falling away: P(red) moves 0.05, P(blue) 0.30 — the game turned all the same.
+    [blue] = turning_points([_pt(4, 0.20, 0.50), _pt(5, 0.15, 0.80)])
+    assert (blue["turn"], blue["why"], round(blue["change"], 2)) == (4, "swing of 0.30", -0.05)
 
 
 def test_a_game_still_in_its_first_turn_has_one_point_now():

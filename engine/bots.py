@@ -6,7 +6,7 @@ generator), so the same seed gives the same game, and `verify` can replay the bo
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Protocol
 
 from warlog.engine.dice import SplitMix64
@@ -132,6 +132,15 @@ class _Scoring:
             self._near[key] = _nearest(state, unit, cell)
         return self._near[key]
 
+    def scored(self, state: GameState) -> Iterator[tuple[float, Order]]:
+        """Every order the side may give now (but ending the phase) with its score: the side's
+        own orders first, then each candidate unit's, in legal_orders' order."""
+        for order in _side_orders(state):
+            yield self.side_score(state, order), order
+        for unit in _candidates(state):
+            for order in legal_orders(state, unit.id):
+                yield self.score(state, unit, order), order
+
     def choose(self, state: GameState, rng: SplitMix64) -> Order:
         self._near: dict = {}  # one decision's memo: the position does not change within it
         free = _unit_free_orders(state)
@@ -139,19 +148,11 @@ class _Scoring:
             return max(free, key=lambda o: self.pregame_score(state, o))
         best: list[Order] = []
         best_score = 0.0
-        for order in _side_orders(state):
-            score = self.side_score(state, order)
+        for score, order in self.scored(state):
             if score > best_score + 1e-9:
                 best, best_score = [order], score
             elif abs(score - best_score) <= 1e-9 and best:
                 best.append(order)
-        for unit in _candidates(state):
-            for order in legal_orders(state, unit.id):
-                score = self.score(state, unit, order)
-                if score > best_score + 1e-9:
-                    best, best_score = [order], score
-                elif abs(score - best_score) <= 1e-9 and best:
-                    best.append(order)
         if not best:
             return EndPhaseOrder()
         return best[rng.below(len(best))]

@@ -75,7 +75,8 @@ def legal_orders(state: GameState, unit: str | None = None) -> list[Order]:
 
 
 class Game:
-    """A game being played: its log, its state, and its dice. ``play`` is decide + evolve."""
+    """A game being played: its log, its state, and its dice. ``play`` is decide, keeping the
+    state decide folded its events into."""
 
     def __init__(self, events: Iterable[Event]) -> None:
         self.events: list[Event] = list(events)

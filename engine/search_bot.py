@@ -14,13 +14,14 @@ any machine, and `verify` can re-choose a search bot's orders like any other bot
 
 from __future__ import annotations
 
+from warlog.engine.bots import _end_cell
 from warlog.engine.dice import SeededDice, SplitMix64
 from warlog.engine.game import successor
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.rulesets.common import objectives_held
 from warlog.engine.state import GameState, other_side
 from warlog.engine.tactician import Tactician
-from warlog.events.model import Order
+from warlog.events.model import MoveOrder, Order, RouteOrder
 
 _MASK = (1 << 64) - 1
 MAX_PLAYOUT_ORDERS = 2_000  # a playout that needs more is a policy looping, not a long turn
@@ -59,9 +60,6 @@ def evaluate(state: GameState, side: str) -> float:
 
 def _outcome_key(state: GameState, order: Order):
     """Where an order leaves its unit (or whom it attacks): orders alike in that are alike."""
-    from warlog.engine.bots import _end_cell
-    from warlog.events.model import MoveOrder, RouteOrder
-
     if isinstance(order, (MoveOrder, RouteOrder)):
         unit = state.units[order.unit]
         return ("move", _end_cell(state, unit, order), getattr(order, "attack", None))

@@ -22,11 +22,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from warlog.engine import paths
-from warlog.engine.bots import _combat_table, _defensive_ground, _end_cell, _is_shooter, _Scoring
+from warlog.engine.bots import (_combat_table, _defensive_ground, _end_cell, _is_shooter,
+                                _Scoring, _unit_free_orders, expected_shot)
 from warlog.engine.dice import SplitMix64
 from warlog.engine.rulesets import get_ruleset, ohw_combat
 from warlog.engine.state import GameState, Unit
-from warlog.events.model import FightOrder, MeleeOrder, MoveOrder, Order, RouteOrder, ShootOrder
+from warlog.events.model import (EndPhaseOrder, FightOrder, MeleeOrder, MoveOrder, Order,
+                                 RouteOrder, ShootOrder)
 
 ATTACK_BASE = 20.0  # an attack worth making outranks any move
 SHOT_BASE = 10.0
@@ -40,24 +42,16 @@ def _limit(state: GameState, unit: Unit) -> int:
 def melee_balance(state: GameState, attacker: Unit, end, target: Unit) -> float:
     """Expected hits ``attacker`` deals from ``end`` (exact over the die), counted twice since
     it strikes before the target can answer, less what ``target`` deals back in its own turn,
-    each as a share of the victim's strength left; positive favours the attacker. One Hour Wargames arithmetic (and the density system, which borrows it); other
-    systems get an even 0 until their odds say otherwise."""
+    each as a share of the victim's strength left; positive favours the attacker. One Hour
+    Wargames' arithmetic (and the density system's, which borrows it) through ohw_combat.melee,
+    the referee's own; other systems from their exact odds."""
     if state.rule_system not in ("ohw", "density"):
         return _odds_balance(state, attacker, target)
     period = _combat_table(state)
     mode = state.options.get("halving", "each")
     mover = replace(attacker, cell=end, facing=state.grid.facing_to(end, target.cell) or attacker.facing)
-    row = ohw_combat.unit_row(state, period, attacker.type)
-    doubled = state.grid.aspect(target.cell, target.facing, end) != "front"
-    dealt = ohw_combat.Attack(
-        row.get("melee_modifier", 0), doubled,
-        ohw_combat.halvings(state, period, "melee", mover, target, defending=True), ()
-    ).expected(mode)
-    back_row = ohw_combat.unit_row(state, period, target.type)
-    back = ohw_combat.Attack(
-        back_row.get("melee_modifier", 0), False,
-        ohw_combat.halvings(state, period, "melee", target, mover, defending=False), ()
-    ).expected(mode)
+    dealt = ohw_combat.melee(state, period, mover, target, defending=True).expected(mode)
+    back = ohw_combat.melee(state, period, target, mover, defending=False).expected(mode)
     left = max(1, _limit(state, target) - target.hits)
     own_left = max(1, _limit(state, attacker) - attacker.hits)
     return 2 * dealt / left - back / own_left  # the attacker strikes first: its blow counts twice
@@ -130,18 +124,12 @@ class Tactician(_Scoring):
     def ranked(self, state: GameState, rng: SplitMix64) -> list[tuple[float, Order]]:
         """Every order worth considering, best first (end_phase scores 0), ties in a shuffled
         but seeded order."""
-        from warlog.engine.bots import _candidates, _side_orders, _unit_free_orders
-        from warlog.engine.game import legal_orders
-        from warlog.events.model import EndPhaseOrder
-
         self._near, self._fields, self._sigs = {}, {}, {}
         free = _unit_free_orders(state)
         if free:
             return sorted(((self.pregame_score(state, o), o) for o in free),
                           key=lambda p: -p[0])
-        scored = [(self.side_score(state, o), o) for o in _side_orders(state)]
-        for unit in _candidates(state):
-            scored += [(self.score(state, unit, o), o) for o in legal_orders(state, unit.id)]
+        scored = list(self.scored(state))
         scored.append((0.0, EndPhaseOrder()))
         keys = [rng.next64() for _ in scored]
         order = sorted(range(len(scored)), key=lambda i: (-round(scored[i][0], 9), keys[i]))
@@ -154,8 +142,6 @@ class Tactician(_Scoring):
         if isinstance(order, MeleeOrder):
             return self.melee_score(state, unit, unit.cell, state.units[order.target])
         if isinstance(order, ShootOrder):
-            from warlog.engine.bots import expected_shot
-
             target = state.units[order.target]
             return SHOT_BASE + (expected_shot(state, unit, target) + target.hits) * 10 / _limit(state, target)
         if isinstance(order, (MoveOrder, RouteOrder)):

@@ -118,13 +118,15 @@ def _option_rules(state: GameState, period: Mapping[str, Any], p: str, *units: U
 
 
 def melee(state: GameState, period: Mapping[str, Any], attacker: Unit, target: Unit, *,
-          p: str | None = None) -> Attack:
+          p: str | None = None, defending: bool | None = None) -> Attack:
     """``attacker`` is the unit rolling (the phasing one); the target is defending when it is the
-    one that was attacked in this melee. ``p`` as for :func:`shooting`."""
+    one that was attacked in this melee (``defending``: say so for a melee not yet joined, as
+    the bots weigh one). ``p`` as for :func:`shooting`."""
     p = p or state.period
     row = unit_row(state, period, attacker.type)
     doubled = state.grid.aspect(target.cell, target.facing, attacker.cell) != "front"
-    defending = (attacker.id, target.id) in state.melees
+    if defending is None:
+        defending = (attacker.id, target.id) in state.melees
     rules = [f"ohw.{p}.melee", *_year_rules(state, period, row, "melee_modifier", p)]
     rules += ["ohw.melee.flank"] if doubled else []
     return Attack(row.get("melee_modifier", 0), doubled,

@@ -15,7 +15,7 @@ from typing import Any
 from warlog.engine.flow import Context, first_side
 from warlog.engine.odds import OddsError
 from warlog.engine.rules import IllegalOrder
-from warlog.engine.rulesets import density_combat, get_ruleset, ohw_combat, ohw_phases
+from warlog.engine.rulesets import density_combat, get_ruleset, ohw_phases
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.events import model
 from warlog.events.model import (
@@ -124,17 +124,11 @@ def _ohw(state: GameState, src: Unit, tgt: Unit, kind: str, choice: str | None) 
                f"only the attacker rolls (ohw.{state.period}.attack)")
         raise OddsError(f"{src.id} does not roll against {tgt.id} in its melee phase: {why}")
     terrain_table = ruleset.table["terrain"]
-    cited = [f"ohw.{state.period}.attack"] if period.get("melee_rolls") == "attacker" else []
 
-    def resolve(ctx: Context) -> None:  # ohw_phases.resolve_melee, for this one pair
+    def resolve(ctx: Context) -> None:  # the melee phase's own roll, for this one pair
         s = ctx.state
-        unit, target = s.units[src.id], s.units[tgt.id]
-        attack = ohw_combat.melee(s, period, unit, target)
-        die = ctx.roll("melee", "ohw.melee.own_turn", unit.id)
-        rules = ["ohw.melee.own_turn", *attack.rules[:1]] + ["ohw.melee.target"] * chose
-        ohw_phases.emit_hits(ctx, "melee", unit, target, die, attack, rules + cited)
-        if unit.type in period.get("regroup", ()):
-            ohw_phases.regroup(ctx, terrain_table, period, s.units[unit.id], s.units[target.id])
+        ohw_phases.fight(ctx, period, terrain_table, s.units[src.id], s.units[tgt.id],
+                         chose=bool(chose))
 
     return view, resolve, False
 

@@ -110,20 +110,28 @@ def emit_hits(ctx: Context, kind: str, source: Unit | None, target: Unit, die: i
 
 def resolve_melee(ctx: Context, period: Mapping[str, Any], terrain_table: Mapping[str, Any]) -> None:
     """ohw.melee.own_turn: every phasing unit in melee (Horse & Musket: every attacker) rolls."""
-    s, p = ctx.state, ctx.state.period
+    s = ctx.state
     attacker_only = period.get("melee_rolls") == "attacker"
     for unit in s.alive(s.side):
         target, chose = melee_target(s, unit, attacker_only=attacker_only)
-        if target is None:
-            continue
-        attack = ohw_combat.melee(s, period, unit, target)
-        die = ctx.roll("melee", "ohw.melee.own_turn", unit.id)
-        rules = ["ohw.melee.own_turn", *attack.rules[:1]] + (["ohw.melee.target"] if chose else [])
-        if attacker_only:
-            rules.append(f"ohw.{p}.attack")
-        emit_hits(ctx, "melee", unit, target, die, attack, rules)
-        if unit.type in period.get("regroup", ()):
-            regroup(ctx, terrain_table, period, s.units[unit.id], s.units[target.id])
+        if target is not None:
+            fight(ctx, period, terrain_table, unit, target, chose=chose)
+
+
+def fight(ctx: Context, period: Mapping[str, Any], terrain_table: Mapping[str, Any], unit: Unit,
+          target: Unit, *, chose: bool) -> None:
+    """One unit's melee roll against the enemy it fights (``chose``: it picked that enemy among
+    several, ohw.melee.target), then the regroup where the period has one. The melee phase runs
+    it for every phasing unit in melee; the odds run it for one pair."""
+    s = ctx.state
+    attack = ohw_combat.melee(s, period, unit, target)
+    die = ctx.roll("melee", "ohw.melee.own_turn", unit.id)
+    rules = ["ohw.melee.own_turn", *attack.rules[:1]] + (["ohw.melee.target"] if chose else [])
+    if period.get("melee_rolls") == "attacker":
+        rules.append(f"ohw.{s.period}.attack")
+    emit_hits(ctx, "melee", unit, target, die, attack, rules)
+    if unit.type in period.get("regroup", ()):
+        regroup(ctx, terrain_table, period, s.units[unit.id], s.units[target.id])
 
 
 def regroup(ctx: Context, terrain_table: Mapping[str, Any], period: Mapping[str, Any],

@@ -46,6 +46,14 @@ def _rate(rows: list[dict], side: str) -> tuple[int, int]:
     return sum(r["winner"] == side for r in rows), len(rows)
 
 
+def _same_games(ours: list[dict], theirs: list[dict]) -> int:
+    """Games (same seed) that went exactly alike: where the search never found an order better
+    than the heuristic's own choice, the two games are one game, and the seat a tie by
+    construction (same length, winner and strength lost each turn: equal rows)."""
+    keys = ("events", "turns", "winner", "strength_lost_red", "strength_lost_blue")
+    return sum(all(a[k] == b[k] for k in keys) for a, b in zip(ours, theirs))
+
+
 def _fmt(k: int, n: int) -> str:
     lo, hi = wilson(k, n)
     return f"{k / n:.0%} [{lo:.0%}-{hi:.0%}]"
@@ -80,6 +88,7 @@ def league(args) -> str:
 def seats(args, best: str) -> bool:
     scenarios = _scenarios(args)
     table = Table("scenario", "seat", f"{best} in the seat", "search in the seat", "better",
+                  "same game",
                   title=f"Search against {best}, {args.games} games a seat (seeds {args.seed}-"
                         f"{args.seed + args.games - 1}), win rate [95% interval]")
     base = _play(_tasks(scenarios, best, best, args.games, args.seed), f"{best} v {best}", args)
@@ -92,7 +101,8 @@ def seats(args, best: str) -> bool:
             k0, n = _rate(base[cut], side)
             k1, _ = _rate(rows[cut], side)
             every &= k1 > k0
-            table.add_row(s.id, side, _fmt(k0, n), _fmt(k1, n), "yes" if k1 > k0 else "NO")
+            table.add_row(s.id, side, _fmt(k0, n), _fmt(k1, n), "yes" if k1 > k0 else "NO",
+                          f"{_same_games(rows[cut], base[cut])}/{n}")
     out.print(table)
     return every
 

@@ -170,11 +170,25 @@ def is_gzip_name(path: str | Path) -> bool:
     return str(path).endswith(GZIP_SUFFIX)
 
 
+def _mode_for(path: Path) -> int:
+    """The permissions a plain ``open(path, "wb")`` would leave: the file's own when it exists,
+    else read-write for whoever the umask allows (a shared replay is readable by others, as any
+    file the user saves; the temp file alone would make it 0600)."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
 def write_bytes_atomic(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temp file in the same folder and ``os.replace``."""
     path = Path(path)
+    mode = _mode_for(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

@@ -311,6 +311,26 @@ def test_write_is_atomic_and_leaves_no_temp_files(tmp_path, game):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.jsonl"]
 
 
+def test_a_written_file_is_as_readable_as_any_saved_file(tmp_path, game):
+    """A shared replay follows the umask like open() would (the temp file alone made it 0600),
+    and writing over a file keeps that file's own permissions."""
+    import os
+
+    old = os.umask(0o022)
+    try:
+        fresh = tmp_path / "fresh.jsonl"
+        write_replay(fresh, game)
+        assert fresh.stat().st_mode & 0o777 == 0o644
+        os.umask(0o077)
+        kept = tmp_path / "kept.jsonl"
+        kept.write_bytes(b"")
+        kept.chmod(0o640)
+        write_replay(kept, game)
+        assert kept.stat().st_mode & 0o777 == 0o640
+    finally:
+        os.umask(old)
+
+
 @pytest.mark.parametrize(
     ("events", "message"),
     [

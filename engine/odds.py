@@ -34,13 +34,16 @@ MAX_LEAVES = 6 ** 6
 MAX_DICE = 12
 """More dice than this in one resolution (a tie rolled again and again) stops it too."""
 KINDS: dict[str, tuple[str, ...]] = {
-    "ohw": ("shoot", "melee"),
+    "ohw": ("shoot", "melee", "barrage"),
     "portable": ("shoot", "melee"),
     "frontier": ("melee", "bombard"),
     "napoleonic": ("bombard", "shoot", "melee"),
     "density": ("shoot", "melee"),
 }
-"""The attacks each rule system has (frontier: melee is its combat, bombard its artillery)."""
+"""The attacks each rule system has (frontier: melee is its combat, bombard its artillery; ohw:
+the barrage is Machine Age's pre-game barrage, with no attacking unit)."""
+NO_ATTACKER = ("barrage",)
+"""Kinds with no attacking unit: the source is None."""
 CHOICES = ("lose", "retreat")
 
 
@@ -107,7 +110,7 @@ class Odds:
     system: str
     period: str
     kind: str
-    source: str
+    source: str | None  # None: an attack with no attacking unit (the barrage)
     target: str
     outcomes: tuple[tuple[str, Fraction], ...]
     on_target: Effect
@@ -326,27 +329,30 @@ def _effect(state: GameState, ruleset: Any, uid: str, denominator: int,
                   *(Fraction(x, denominator) for x in sums))
 
 
-def summarise(state: GameState, found: list[Leaf], source: str, target: str, kind: str,
+def summarise(state: GameState, found: list[Leaf], source: str | None, target: str, kind: str,
               two_way: bool, choice: str | None) -> Odds:
-    """The leaves, summed: per unit involved, and the joint outcomes in words."""
+    """The leaves, summed: per unit involved, and the joint outcomes in words (``source`` None:
+    an attack with no attacking unit)."""
     ruleset = get_ruleset(state.rule_system)
     named = {uid for leaf in found for e in leaf.events for uid in _named(e)}
-    units = [target, source] + [u for u in state.units if u in named and u not in (source, target)]
+    own = [target] if source is None else [target, source]
+    units = own + [u for u in state.units if u in named and u not in own]
     denominator = math.lcm(*(leaf.probability.denominator for leaf in found))
     per_leaf = [(leaf.probability.numerator * (denominator // leaf.probability.denominator),
                  _tallies(ruleset, state, leaf, units)) for leaf in found]
-    shown = units[:2] + [u for u in units[2:] if any(t[u].harmed for _, t in per_leaf)]
+    k = len(own)
+    shown = units[:k] + [u for u in units[k:] if any(t[u].harmed for _, t in per_leaf)]
     outcomes: dict[str, tuple[tuple[int, int, int], int]] = {}
     for w, tallies in per_leaf:
         parts = [f"{uid}: {', '.join(tallies[uid].words)}" for uid in shown if tallies[uid].words]
         label = "; ".join(parts) or "no effect"
-        key = (tallies[target].value, tallies[source].value, len(parts))
+        key = (tallies[target].value, tallies[source].value if source else 0, len(parts))
         old = outcomes.get(label, (key, 0))
         outcomes[label] = (min(old[0], key), old[1] + w)
     ordered = sorted(outcomes.items(), key=lambda item: (item[1][0], item[0]))
     effect = {uid: _effect(state, ruleset, uid, denominator, [(w, t[uid]) for w, t in per_leaf])
               for uid in shown}
-    hurt = two_way or any(t[source].harmed for _, t in per_leaf)
+    hurt = source is not None and (two_way or any(t[source].harmed for _, t in per_leaf))
     notes = []
     if any(e.p_choice for e in effect.values()):
         notes.append("a hit that leaves its owner the choice (retreat or lose a strength point) is "
@@ -354,7 +360,7 @@ def summarise(state: GameState, found: list[Leaf], source: str, target: str, kin
     return Odds(state.rule_system, state.period, kind, source, target,
                 tuple((label, Fraction(w, denominator)) for label, (_, w) in ordered),
                 effect[target], effect[source] if hurt else None,
-                tuple(effect[u] for u in shown[2:]), len(found),
+                tuple(effect[u] for u in shown[k:]), len(found),
                 max((len(leaf.faces) for leaf in found), default=0), choice, tuple(notes))
 
 
@@ -369,10 +375,10 @@ def _unit(state: GameState, uid: str, field: str) -> Unit:
     return unit
 
 
-def plan(state: GameState, source_id: str, target_id: str, kind: str, *,
+def plan(state: GameState, source_id: str | None, target_id: str, kind: str, *,
          choice: str | None = None) -> tuple[GameState, Callable[[Context], None], bool]:
     """The position an attack's dice are rolled from and its resolution (OddsError if the
-    rules do not allow it here)."""
+    rules do not allow it here). ``source_id`` is None for a kind with no attacking unit."""
     kinds = KINDS[state.rule_system]
     if kind not in kinds:
         raise OddsError(f"kind: {state.rule_system} has no attack {kind!r}; its kinds: "
@@ -380,26 +386,34 @@ def plan(state: GameState, source_id: str, target_id: str, kind: str, *,
     if choice is not None and choice not in CHOICES:
         raise OddsError(f"choice: {choice!r} is not an answer to the hit table; use "
                         f"{' or '.join(CHOICES)}")
-    src = _unit(state, source_id, "attacker")
+    if kind in NO_ATTACKER:
+        if source_id is not None:
+            raise OddsError(f"attacker: the {kind} has no attacking unit; name only its target")
+        src = None
+    elif source_id is None:
+        raise OddsError(f"attacker: a {kind} needs an attacking unit")
+    else:
+        src = _unit(state, source_id, "attacker")
     tgt = _unit(state, target_id, "target")
-    if src.side == tgt.side:
+    if src is not None and src.side == tgt.side:
         raise OddsError(f"target: {tgt.id} is {src.id}'s own side ({src.side})")
     from warlog.engine.odds_systems import SYSTEMS
 
     return SYSTEMS[state.rule_system](state, src, tgt, kind, choice)
 
 
-def attack(state: GameState, source_id: str, target_id: str, kind: str, *,
+def attack(state: GameState, source_id: str | None, target_id: str, kind: str, *,
            choice: str | None = None) -> Odds:
     """The exact odds of ``source_id`` attacking ``target_id`` (``kind``: one of the system's
-    KINDS) from this position, at the phase that attack belongs to. ``choice``: how an owed
-    hit-table choice is answered (None: left owed and reported as such)."""
+    KINDS) from this position, at the phase that attack belongs to (``source_id`` None for the
+    barrage, which has no attacking unit). ``choice``: how an owed hit-table choice is answered
+    (None: left owed and reported as such)."""
     view, resolve, two_way = plan(state, source_id, target_id, kind, choice=choice)
     found = leaves(view, resolve)
     return summarise(view, found, source_id, target_id, kind, two_way, choice)
 
 
-def hypothetical(system: str, period: str | None, attacker_type: str, target_type: str, *,
+def hypothetical(system: str, period: str | None, attacker_type: str | None, target_type: str, *,
                  kind: str, terrain: str = "open", aspect: str = "front",
                  options: dict[str, Any] | None = None, grid: str = "square",
                  distance: int | None = None, choice: str | None = None,
@@ -407,10 +421,12 @@ def hypothetical(system: str, period: str | None, attacker_type: str, target_typ
     """The odds of an attack between two unit types on a minimal legal board: the target on
     ``terrain`` and facing so that the attack lands on ``aspect``, the attacker next to it for
     a melee or ``distance`` cells away (default 2) to shoot. ``extras``: each system's own
-    (see odds_position.EXTRAS: formation, density, quality, commander, year, ...)."""
+    (see odds_position.EXTRAS: formation, density, disorder, same_cell, year, ...).
+    ``attacker_type`` is None for the barrage (kind "barrage"), which has no attacking unit."""
     from warlog.engine.odds_position import position
 
     state = position(system, period, attacker_type, target_type, kind=kind, terrain=terrain,
                      aspect=aspect, options=options or {}, grid=grid, distance=distance,
                      extras=extras)
-    return attack(state, "attacker", "target", kind, choice=choice)
+    source = None if kind in NO_ATTACKER else "attacker"
+    return attack(state, source, "target", kind, choice=choice)

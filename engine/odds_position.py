@@ -13,14 +13,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from warlog.engine.game import Game, start
+from warlog.engine.dice import RecordedDice
+from warlog.engine.game import Game, decide, start
 from warlog.engine.geometry import GRID_KINDS, make_grid
 from warlog.engine.odds import KINDS, OddsError
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets.tables import load_table, periods, systems
 from warlog.engine.scenario import ScenarioError, scenario_from_dict
 from warlog.engine.state import GameState
-from warlog.events.model import BarrageOrder, EndPhaseOrder, RolesOrder, RouteOrder
+from warlog.events.model import (
+    BarrageOrder,
+    BombardOrder,
+    EndPhaseOrder,
+    RolesOrder,
+    RouteOrder,
+)
 
 ASPECTS = ("front", "flank", "rear")
 MAX_DISTANCE = 24
@@ -34,9 +41,13 @@ EXTRAS: dict[str, dict[str, str]] = {
                  "target_level": "the target's hill level (1 to 3; terrain hill)"},
     "napoleonic": {"formation": "the attacker's formation", "target_formation":
                    "the target's formation", "commander": "a Commander shares the attacker's cell",
-                   "moved": "the attacker moves a cell before it fires (true or false)"},
+                   "moved": "the attacker moves a cell before it fires (true or false)",
+                   "same_cell": "the battery fired at the target's cell the turn before, and "
+                                "missed (true or false; kind bombard)"},
     "density": {"density": "the attacker's formation density (1 to 6; default 3)",
-                "target_density": "the target's formation density (1 to 6; default 3)"},
+                "target_density": "the target's formation density (1 to 6; default 3)",
+                "disorder": "the attacker's figures out of formation (0 to 5), put there by "
+                            "disorder tests as it turns in place"},
 }
 """Each system's extras beyond the common ones (attacker_terrain: the ground the attacker is on)."""
 COMMON_EXTRAS = {"attacker_terrain": "the terrain of the attacker's cell (default open)"}
@@ -86,14 +97,21 @@ def _int(field: str, value: Any, low: int, high: int) -> int:
     return value
 
 
-def position(system: str, period: str | None, attacker_type: str, target_type: str, *,
+def position(system: str, period: str | None, attacker_type: str | None, target_type: str, *,
              kind: str, terrain: str, aspect: str, options: dict[str, Any], grid: str,
              distance: int | None, extras: dict[str, Any]) -> GameState:
     """The game state from which the unit ``attacker`` (red) attacks the unit ``target`` (blue)
-    with ``kind``: a real position, legal by the system's own scenario checks and orders."""
+    with ``kind``: a real position, legal by the system's own scenario checks and orders. For
+    the barrage (no attacking unit, ``attacker_type`` None) the attacker's side has units of the
+    target's type that take no part."""
     period = _period(system, period)
     table = load_table(system)
     _pick("kind", kind, KINDS[system])
+    if kind == "barrage":
+        attacker_type, options = _barrage(table, period, attacker_type, target_type, options,
+                                          distance)
+    elif attacker_type is None:
+        raise OddsError(f"attacker: a {kind} needs the attacker's unit type")
     _pick("aspect", aspect, ASPECTS)
     _pick("grid", grid, GRID_KINDS)
     kinds = ["open", *table["terrain"]["kinds"]]
@@ -118,7 +136,8 @@ def position(system: str, period: str | None, attacker_type: str, target_type: s
     t_cell, a_cell = (3, row), (3 + reach, row)
     start_cell = (3 + reach + approach, row)
     t_facing = _facing_for(board, t_cell, aspect)
-    units = [_unit("attacker", "red", attacker_type, start_cell, "W"),
+    units = [_unit("attacker", "red", attacker_type, start_cell,
+                   _start_facing(system, board, extras)),
              _unit("target", "blue", target_type, t_cell, t_facing),
              _unit("attacker-reserve", "red", _reserve_type(table, period, attacker_type),
                    (0, 0), "E"),
@@ -141,15 +160,100 @@ def position(system: str, period: str | None, attacker_type: str, target_type: s
         where = bad.field.replace("units[0]", "attacker").replace("units[1]", "target")
         raise OddsError(f"{where}: {bad.problem}" if where else bad.problem) from None
     game = Game(start("odds", scenario, seed=0))
+    if kind == "barrage":
+        game.play(RolesOrder(defender="blue"))  # the barrage phase: red's barrage strikes blue
+        return game.state
     if scenario.options.get("trenches"):
         _dig_in(game)
+    _prepare(game, system, kind, board, data["units"][0], extras)
     if approach:
         _close_in(game, system, board, a_cell, start_cell)
     return game.state
 
 
+def _barrage(table: Any, period: str, attacker_type: str | None, target_type: str,
+             options: dict[str, Any], distance: int | None) -> tuple[str, dict[str, Any]]:
+    """ohw.machine_age.barrage: only with the trenches option (on here), and no attacker."""
+    rule = "ohw.machine_age.barrage"
+    trenches = table.get("options", {}).get("trenches", {})
+    if period not in trenches.get("periods", ()):
+        raise OddsError(f"kind: the barrage belongs to the trenches option of "
+                        f"{', '.join(trenches.get('periods', ()))} ({rule}), not {period}")
+    if options.get("trenches", True) is not True:
+        raise OddsError(f"trenches: the barrage comes with the trenches option ({rule}); leave "
+                        "it on")
+    if attacker_type is not None:
+        raise OddsError(f"attacker: the barrage has no attacking unit ({rule}); name only the "
+                        "target's type")
+    if distance is not None:
+        raise OddsError(f"distance: the barrage has no attacking unit to stand anywhere ({rule})")
+    _types(table, period, "target", target_type)
+    units = table["periods"][period]["units"]  # the attacker's side: its first fighting type
+    return next(t for t, row in units.items() if row.get("class") != "commander" and
+                not row.get("option")), {**options, "trenches": True}
+
+
 def _unit(uid: str, side: str, unit_type: str, cell: tuple[int, int], facing: str) -> dict:
     return {"id": uid, "side": side, "type": unit_type, "cell": list(cell), "facing": facing}
+
+
+def _start_facing(system: str, board: Any, extras: dict[str, Any]) -> str:
+    """The attacker's facing when the game starts: west, toward the target, unless disorder
+    tests (density) are to turn it in place there, once a test, ending facing west."""
+    if system != "density" or "disorder" not in extras:
+        return "W"
+    away = next(f for f in board.facings if f != "W")
+    return away if len(_disorder_tests(extras)) % 2 else "W"
+
+
+def _disorder_tests(extras: dict[str, Any]) -> list[int]:
+    """The faces of the disorder tests that put ``disorder`` figures out of formation: each a
+    die below the attacker's density (density.disorder_test), as few tests as may be."""
+    figures = _int("disorder", extras.get("disorder", 0), 0, 5)
+    most = _int("density", extras.get("density", 3), 1, 6) - 1
+    if figures and not most:
+        raise OddsError("disorder: at density 1 no die is below the density, so the unit never "
+                        "has figures out of formation (density.disorder_test)")
+    return [min(most, figures - done) for done in range(0, figures, most or 1)]
+
+
+def _prepare(game: Game, system: str, kind: str, board: Any, attacker: dict[str, Any],
+             extras: dict[str, Any]) -> None:
+    """Conditions a turn before leaves in the real state: density's disorder, made by the
+    attacker turning in place with disorder tests; a Napoleonic battery's aim at the cell."""
+    if system == "density" and extras.get("disorder"):
+        facing = attacker["facing"]
+        for face in _disorder_tests(extras):
+            facing = "W" if facing != "W" else next(f for f in board.facings if f != "W")
+            _advance(game, "actions")
+            game.play(RouteOrder(unit="attacker", facing=facing), dice=RecordedDice([face]))
+            game.play(EndPhaseOrder())
+        _advance(game, "actions")  # the attacker's next turn: its action is its own again
+    if system == "napoleonic" and "same_cell" in extras:
+        if not isinstance(extras["same_cell"], bool) or kind != "bombard":
+            raise OddsError("same_cell: true or false, for artillery (kind bombard): the battery "
+                            "fired at the target's cell the turn before")
+        if extras["same_cell"]:
+            _fired_before(game)
+
+
+def _fired_before(game: Game) -> None:
+    """napoleonic.artillery_fire.same_cell: the battery fires at the target's cell in the turn
+    before, with the first face that misses (so the target stands as it was), through the
+    referee's own order; the fold records the aim."""
+    order = BombardOrder(unit="attacker", cell=game.state.units["target"].cell)
+    for face in range(1, 7):
+        events = decide(game.state, order, RecordedDice([face, 1]))  # 1: a hit's table die
+        rolled = next(e for e in events if e["kind"] == "attack_rolled")
+        if not rolled["hit"]:
+            game.play(order, dice=RecordedDice([face]))
+            game.play(EndPhaseOrder())
+            _advance(game, "artillery")
+            return
+    total = sum(v for _, v in rolled["modifiers"])
+    raise OddsError(f"same_cell: last turn's fire at this cell would hit on every die (modifiers "
+                    f"{total:+d}, {rolled['needed']}+ hits: napoleonic.artillery_fire), so the "
+                    "target could not stand there unharmed; ask from a real game's position")
 
 
 def _approach(system: str, kind: str, extras: dict[str, Any]) -> int:

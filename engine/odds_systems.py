@@ -19,6 +19,7 @@ from warlog.engine.rulesets import density_combat, get_ruleset, ohw_phases
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.events import model
 from warlog.events.model import (
+    BarrageOrder,
     BombardOrder,
     FightOrder,
     HitChoiceOrder,
@@ -98,9 +99,36 @@ def _ordered(state: GameState, side: str, phase: str, order: Order, choice: str 
     return view, resolve, two_way
 
 
-def _ohw(state: GameState, src: Unit, tgt: Unit, kind: str, choice: str | None) -> Plan:
+def _barrage(state: GameState, tgt: Unit) -> Plan:
+    """ohw.machine_age.barrage: one die on one named target, rolled by the referee's own
+    handling of the barrage order (each target's die is its own, so the others do not matter).
+    The referee's check of a full order (the target, then other units of the defender up to the
+    number the barrage strikes) decides whether the target may be named."""
+    rule = "ohw.machine_age.barrage"
+    if not state.options.get("trenches"):
+        raise OddsError(f"kind: a barrage comes only with the Machine Age trenches option ({rule})")
+    if state.phase == "roles":
+        raise OddsError(f"the roles are not chosen yet: the barrage strikes the defender's units "
+                        f"({rule}); ask once the defender is named")
+    if state.turn != 0 or state.phase != "barrage":
+        raise OddsError(f"the barrage is fired before the first turn ({rule}); this position is "
+                        "past it")
+    others = [u.id for u in state.alive(state.defender) if u.id != tgt.id]
+    named = (tgt.id, *others)[:max(state.barrage_targets or 0, 1)]
+    view = _checked(state, state.side, "barrage", BarrageOrder(targets=named))
+    ruleset, order = get_ruleset("ohw"), BarrageOrder(targets=(tgt.id,))
+
+    def resolve(ctx: Context) -> None:
+        ruleset.apply(ctx, order)
+
+    return view, resolve, False
+
+
+def _ohw(state: GameState, src: Unit | None, tgt: Unit, kind: str, choice: str | None) -> Plan:
     ruleset = get_ruleset("ohw")
     period = ruleset.period(state)
+    if kind == "barrage" or src is None:
+        return _barrage(state, tgt)
     if kind == "shoot":
         return _ordered(state, src.side, "shooting", ShootOrder(unit=src.id, target=tgt.id),
                         None, False)
@@ -182,6 +210,6 @@ def _density(state: GameState, src: Unit, tgt: Unit, kind: str, choice: str | No
                                                       ctx.state.units[tgt.id]), False
 
 
-SYSTEMS: dict[str, Callable[[GameState, Unit, Unit, str, str | None], Plan]] = {
+SYSTEMS: dict[str, Callable[[GameState, Unit | None, Unit, str, str | None], Plan]] = {
     "ohw": _ohw, "portable": _portable, "frontier": _frontier, "napoleonic": _napoleonic,
     "density": _density}

@@ -82,13 +82,13 @@ def _print(result, title: str) -> None:
 
 def odds(
     what: Annotated[list[str], typer.Argument(
-        help="ATTACKER TARGET (two unit types), or a replay file or game id (with --unit and "
-             "--target).")],
+        help="ATTACKER TARGET (two unit types; the barrage: TARGET alone), or a replay file "
+             "or game id (with --unit and --target).")],
     system: Annotated[Optional[str], typer.Option(
         help="Rule system: ohw, portable, frontier, napoleonic, density.")] = None,
     period: Annotated[Optional[str], typer.Option(help="Period (ohw: ancients, ...).")] = None,
     kind: Annotated[Optional[str], typer.Option(
-        help="The attack: shoot, melee or bombard (the ones the system has).")] = None,
+        help="The attack: shoot, melee, bombard or barrage (the ones the system has).")] = None,
     terrain: Annotated[str, typer.Option(help="The target's terrain.")] = "open",
     aspect: Annotated[str, typer.Option(
         help="Where the attack lands: front, flank, rear.")] = "front",
@@ -97,13 +97,15 @@ def odds(
                                                          "default 2).")] = None,
     option: Annotated[Optional[list[str]], typer.Option(
         "--option", help="KEY=VALUE: a game option (halving=once) or an extra (formation, "
-                         "density, quality, commander, moved, year, ...); repeat it.")] = None,
+                         "density, disorder, same_cell, quality, commander, moved, year, ...); "
+                         "repeat it.")] = None,
     choice: Annotated[Optional[str], typer.Option(
         help="How an owed hit-table choice is answered: lose or retreat (default: left "
              "owed).")] = None,
     at: Annotated[Optional[int], typer.Option("--at", help="A game: the position after this "
                                                            "event (see `warlog log`).")] = None,
-    unit: Annotated[Optional[str], typer.Option(help="A game: the attacking unit.")] = None,
+    unit: Annotated[Optional[str], typer.Option(help="A game: the attacking unit (none for "
+                                                     "the barrage).")] = None,
     target: Annotated[Optional[str], typer.Option(help="A game: the unit attacked.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: DbOption = DEFAULT_DB,
@@ -115,18 +117,24 @@ def odds(
     from warlog.engine.odds import OddsError
 
     try:
-        if len(what) == 2:
-            result, title = _hypothetical(what, system, period, kind, terrain, aspect, grid,
+        if len(what) == 2 or (len(what) == 1 and system is not None and kind == "barrage"):
+            types = what if len(what) == 2 else [None, what[0]]  # a barrage: the target only
+            result, title = _hypothetical(types, system, period, kind, terrain, aspect, grid,
                                           distance, _pairs(option or []), choice,
                                           (at, unit, target))
+        elif len(what) == 1 and system is not None and kind is not None:
+            raise OddsError(f"kind: one unit type alone is the target of a barrage (--kind "
+                            f"barrage); a {kind} names two (ATTACKER TARGET), and a game "
+                            "(FILE_OR_GAME) takes no --system")
         elif len(what) == 1:
             with friendly():
                 result, title = _in_game(what[0], at, unit, target, kind, choice, db,
                                          (system, period, terrain != "open", aspect != "front",
                                           grid != "square", distance, option))
         else:
-            raise typer.BadParameter("give two unit types (ATTACKER TARGET) or one game "
-                                     "(FILE_OR_GAME with --unit and --target)")
+            raise typer.BadParameter("give two unit types (ATTACKER TARGET; a barrage: TARGET "
+                                     "with --system), or one game (FILE_OR_GAME with --unit "
+                                     "and --target)")
     except OddsError as exc:
         _fail(str(exc))
         raise typer.Exit(1) from None
@@ -156,8 +164,11 @@ def _hypothetical(types: list[str], system, period, kind, terrain, aspect, grid,
                           aspect=aspect, options=options, grid=grid, distance=distance,
                           choice=choice, **extras)
     where = f"on {terrain}" if terrain != "open" else "in the open"
-    title = (f"{types[0]} {result.kind} {types[1]} ({where}, {aspect}) — {system} "
-             f"{result.period}")
+    if types[0] is None:  # the barrage: no attacker, so no aspect
+        title = f"{result.kind} on {types[1]} ({where}) — {system} {result.period}"
+    else:
+        title = (f"{types[0]} {result.kind} {types[1]} ({where}, {aspect}) — {system} "
+                 f"{result.period}")
     return result, title
 
 
@@ -169,8 +180,9 @@ def _in_game(ref: str, at, unit, target, kind, choice, db: Path, hypothetical_on
     if any(v is not None and v is not False and v != [] for v in hypothetical_only):
         raise typer.BadParameter("--system, --period, --terrain, --aspect, --grid, --distance "
                                  "and --option are for two unit types; a game has its own")
-    if unit is None or target is None:
-        raise typer.BadParameter("a game needs --unit (the attacker) and --target")
+    if target is None or (unit is None and kind != "barrage"):
+        raise typer.BadParameter("a game needs --unit (the attacker) and --target (a barrage: "
+                                 "--target only)")
     events = _events_of(ref, db)
     last = events[-1]["seq"]
     if at is not None and not 1 <= at <= last:
@@ -183,7 +195,8 @@ def _in_game(ref: str, at, unit, target, kind, choice, db: Path, hypothetical_on
         kind = _kind_for(state, unit, target)
     result = attack(state, unit, target, kind, choice=choice)
     where = f"after event {at}" if at is not None else f"at the end (event {last})"
-    title = f"{unit} {kind} {target} in {state.game}, {where}"
+    title = f"{unit} {kind} {target}" if unit is not None else f"{kind} on {target}"
+    title += f" in {state.game}, {where}"
     return result, title
 
 

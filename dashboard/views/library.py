@@ -53,7 +53,8 @@ if chosen is not None:
         file_name=f"{chosen}.jsonl", mime="application/jsonl", key="library_download")
 
 st.subheader("Add a replay file")
-upload = st.file_uploader("Replay file (.jsonl)", type=["jsonl"], key="library_upload")
+upload = st.file_uploader("Replay file (.jsonl or .jsonl.gz)", type=data.REPLAY_TYPES,
+                          key="library_upload")
 if upload is not None:
     try:
         added = data.import_upload(path, upload.getvalue(), upload.name)

@@ -68,10 +68,10 @@ def choose_source() -> tuple[str, list[Event]] | str | None:
         events = data.read_events(path, gid, info["events"])
         st.session_state["game_identity"] = f"db:{path}:{gid}"
         return data.source_key("db", path, gid, info["events"]), events
-    upload = st.sidebar.file_uploader("Replay file (.jsonl)", type=["jsonl"], key="upload",
-                                      help="A file written by `warlog export`.")
+    upload = st.sidebar.file_uploader("Replay file (.jsonl or .jsonl.gz)", type=data.REPLAY_TYPES,
+                                      key="upload", help="A file written by `warlog export`.")
     if upload is None:
-        st.info("Upload a warlog replay file (.jsonl) in the sidebar to watch it here.")
+        st.info("Upload a warlog replay file (.jsonl, or .jsonl.gz compressed) in the sidebar to watch it here.")
         return None
     raw = upload.getvalue()
     try:

@@ -54,6 +54,23 @@ def test_options_and_extras_go_through_option():
     assert charge["attacker_effect"]["unit"] == "attacker"
 
 
+def test_the_barrage_and_the_hypothetical_extras():
+    out = run("odds", "Infantry", "--system", "ohw", "--period", "machine_age", "--kind",
+              "barrage", "--terrain", "woods").output
+    # ohw.machine_age.barrage: a d6 of hits, halved by woods' cover: 1 1 2 2 3 3, mean 2
+    assert "barrage on Infantry (on woods)" in out
+    assert out.count("33.3%") == 3 and "average hits 2" in out
+    shot = json.loads(run("odds", "Archers", "Infantry", "--system", "density", "--kind", "shoot",
+                          "--option", "disorder=1", "--json").output)
+    # armour halves, a figure out of formation takes 1 off: 0 1 1 2 2 3, mean 3/2
+    assert F(shot["target_effect"]["mean"]["fraction"]) == F(3, 2)
+    fire = json.loads(run("odds", "Foot Artillery", "Infantry", "--system", "napoleonic",
+                          "--kind", "bombard", "--distance", "3", "--option", "same_cell=true",
+                          "--choice", "lose", "--json").output)
+    # direct +1, same cell +1: 3+ hits
+    assert F(fire["target_effect"]["p_hit"]["fraction"]) == F(4, 6)
+
+
 def test_an_owed_choice_is_said_to_be_owed():
     out = run("odds", "Archers", "Heavy Infantry", "--system", "portable", "--kind",
               "shoot").output
@@ -70,13 +87,19 @@ def test_an_owed_choice_is_said_to_be_owed():
     (["Infantry", "Cavalry", "--system", "chess", "--kind", "melee"],
      "system: unknown rule system 'chess'"),
     (["Infantry", "Cavalry", "--system", "ohw", "--period", "ancients", "--kind", "charge"],
-     "kind: 'charge' is not one of: shoot, melee"),
+     "kind: 'charge' is not one of: shoot, melee, barrage"),
     (["Infantry", "Cavalry", "--system", "ohw", "--period", "ancients"],
-     "kind: name the attack with --kind (shoot, melee)"),
+     "kind: name the attack with --kind (shoot, melee, barrage)"),
     (["Infantry", "Cavalry", "--system", "ohw", "--period", "ancients", "--kind", "melee",
       "--option", "speed=3"], "option: ohw has no option 'speed'"),
     (["Infantry", "Cavalry", "--system", "ohw", "--period", "ancients", "--kind", "melee",
       "--option", "halving"], "--option takes KEY=VALUE"),
+    (["Infantry", "--system", "ohw", "--period", "machine_age", "--kind", "shoot"],
+     "kind: one unit type alone is the target of a barrage (--kind barrage)"),
+    (["Infantry", "Infantry", "--system", "ohw", "--period", "machine_age", "--kind",
+      "barrage"], "attacker: the barrage has no attacking unit"),
+    (["Archers", "Infantry", "--system", "density", "--kind", "shoot", "--option",
+      "disorder=many"], "disorder: a whole number from 0 to 5, not 'many'"),
     (["Archers", "Cavalry", "--system", "ohw", "--period", "ancients", "--kind", "shoot",
       "--distance", "6"], "6 cells away; Archers shoot at most 4 (ohw.ancients.shooting)"),
 ])
@@ -148,3 +171,22 @@ def test_a_game_from_the_database(tmp_path):
     from_file = run("odds", str(path), "--at", str(seq), "--unit", unit, "--target", target,
                     "--json").output
     assert json.loads(stored)["outcomes"] == json.loads(from_file)["outcomes"]
+
+
+def test_the_barrage_of_a_recorded_game(tmp_path):
+    path = tmp_path / "g.jsonl"
+    run("simulate", "machine-age-hill-sixty", "--seed", "7", "--out", str(path))
+    events = load_replay(path)
+    seq = next(e["seq"] for e in events if e["kind"] == "barrage_planned")
+    defender = next(e["defender"] for e in events if e["kind"] == "roles_chosen")
+    target = next(u.id for u in replay(events, seq).alive(defender))
+    data = json.loads(run("odds", str(path), "--at", str(seq), "--target", target, "--kind",
+                          "barrage", "--json").output)
+    # ohw.machine_age.barrage on a unit in a trench in the open: a d6 of hits, mean 7/2
+    assert data["source"] is None and F(data["target_effect"]["mean"]["fraction"]) == F(7, 2)
+    assert data["outcomes"] == [{"outcome": f"{target}: {n} hit" + "s" * (n > 1),
+                                 "fraction": "1/6", "float": 1 / 6} for n in range(1, 7)]
+    result = run("odds", str(path), "--at", str(seq), "--unit", target, "--target", target,
+                 "--kind", "barrage", ok=False)
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "attacker: the barrage has no attacking unit" in lines[0]

@@ -213,6 +213,26 @@ def test_invalid_upload_shows_an_error_in_the_browser(server, browser, tmp_path)
     page.close()
 
 
+def test_a_compressed_replay_uploads_in_the_browser(server, browser, tmp_path):
+    """`warlog export NAME.jsonl.gz` writes gzip; the uploader takes it (the browser enforces
+    the uploader's file types, which AppTest does not)."""
+    from warlog.engine.bots import play_out
+    from warlog.engine.scenario import load_scenario
+    from warlog.events.replay_file import write_replay
+
+    path = tmp_path / "battle.jsonl.gz"
+    write_replay(path, play_out("gz", load_scenario("ancients-river-crossing"), seed=3).events)
+    page = browser.new_page(viewport={"width": 1400, "height": 1200})
+    page.goto(server[0])
+    page.wait_for_selector(".js-plotly-plot", timeout=30_000)
+    page.get_by_text("Replay file", exact=True).click()
+    page.locator('input[type="file"]').set_input_files(str(path))
+    page.get_by_role("heading", name="Crossing at the Ford").wait_for(timeout=30_000)
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.close()
+
+
 def test_the_html_report_works_offline_in_a_real_browser(browser, tmp_path):
     """`warlog report`: one file, opened from disk with no network: the board steps through the
     turns, and the page asks for nothing outside itself."""

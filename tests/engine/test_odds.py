@@ -6,7 +6,6 @@ attack of bot games re-resolved from its recorded dice to the very same events."
 from __future__ import annotations
 
 import json
-import math
 from fractions import Fraction as F
 
 import pytest
@@ -21,22 +20,7 @@ from warlog.engine.state import other_side
 from warlog.events.model import EndPhaseOrder, MoveOrder
 
 from builders import new_game
-
-SIXTH = F(1, 6)
-FACES = range(1, 7)
-
-
-def per_face(values) -> dict[int, F]:
-    """The distribution of a value worked out for each face of one d6."""
-    dist: dict[int, F] = {}
-    for v in values:
-        dist[v] = dist.get(v, F(0)) + SIXTH
-    return dict(sorted(dist.items()))
-
-
-def up(x: int) -> int:
-    """ohw.halving: divide by 2 and round up."""
-    return math.ceil(x / 2)
+from odds_dice import FACES, SIXTH, per_face, up
 
 
 def exact(o: odds.Odds) -> odds.Odds:

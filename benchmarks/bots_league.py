@@ -3,12 +3,14 @@
 1. The heuristic bots (aggressive, cautious, tactician) play each other in every seat of every
    bundled Ancients scenario; the best heuristic is the one with the highest win rate over all
    its games (ties: the first named).
-2. In every seat, the search bot plays the best heuristic, and so does the best heuristic itself:
-   the search bot should win more often in that seat than the heuristic does (100 seeded games a
-   seat by default, the same seeds for both, Wilson 95% intervals).
+2. In every seat, a search bot (``--search``: deep-search by default, or search) plays the best
+   heuristic, and so does the best heuristic itself: the search bot should win more often in that
+   seat than the heuristic does (100 seeded games a seat by default, the same seeds for both,
+   Wilson 95% intervals).
 
     .venv/bin/python benchmarks/bots_league.py                 # 100 games a seat, local cluster
     .venv/bin/python benchmarks/bots_league.py --games 20 --scheduler inprocess
+    .venv/bin/python benchmarks/bots_league.py --best tactician --search search   # the shallower one
 
 Same seeds, same numbers, on any number of workers (warlog.jobs derives nothing from a worker).
 """
@@ -28,7 +30,7 @@ from warlog.progress import progress_bar
 from warlog.study import GameTask, play_task, wilson
 
 HEURISTICS = ("aggressive", "cautious", "tactician")
-out = Console()
+out = Console(width=120)  # whole scenario ids when the output is a file or a pipe
 
 
 def _play(tasks: list[GameTask], label: str, args) -> list[dict]:
@@ -87,13 +89,14 @@ def league(args) -> str:
 
 def seats(args, best: str) -> bool:
     scenarios = _scenarios(args)
-    table = Table("scenario", "seat", f"{best} in the seat", "search in the seat", "better",
+    bot = args.search
+    table = Table("scenario", "seat", f"{best} in the seat", f"{bot} in the seat", "better",
                   "same game",
-                  title=f"Search against {best}, {args.games} games a seat (seeds {args.seed}-"
+                  title=f"{bot} against {best}, {args.games} games a seat (seeds {args.seed}-"
                         f"{args.seed + args.games - 1}), win rate [95% interval]")
     base = _play(_tasks(scenarios, best, best, args.games, args.seed), f"{best} v {best}", args)
-    as_red = _play(_tasks(scenarios, "search", best, args.games, args.seed), f"search v {best}", args)
-    as_blue = _play(_tasks(scenarios, best, "search", args.games, args.seed), f"{best} v search", args)
+    as_red = _play(_tasks(scenarios, bot, best, args.games, args.seed), f"{bot} v {best}", args)
+    as_blue = _play(_tasks(scenarios, best, bot, args.games, args.seed), f"{best} v {bot}", args)
     every = True
     for i, s in enumerate(scenarios):
         cut = slice(i * args.games, (i + 1) * args.games)
@@ -116,13 +119,15 @@ def main() -> None:
     parser.add_argument("--scheduler", default="local")
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--best", default=None, help="skip the round robin: the heuristic to beat")
+    parser.add_argument("--search", default="deep-search", choices=("deep-search", "search"),
+                        help="the search bot to measure")
     parser.add_argument("--scenario", action="append", default=None,
                         help="only this Ancients scenario (repeatable)")
     args = parser.parse_args()
     start = time.perf_counter()
     best = args.best or league(args)
     every = seats(args, best)
-    out.print(f"search better than {best} in every seat: {'yes' if every else 'NO'}; "
+    out.print(f"{args.search} better than {best} in every seat: {'yes' if every else 'NO'}; "
               f"{time.perf_counter() - start:.0f} s")
 
 

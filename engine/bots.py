@@ -340,6 +340,12 @@ def _search() -> Policy:
     return Search()
 
 
+def _deep_search() -> Policy:
+    from warlog.engine.search_bot import DeepSearch
+
+    return DeepSearch()
+
+
 # A stored game names its bots and verify re-chooses their orders, so a released policy never
 # changes what it plays: a better bot comes under a new name.
 POLICIES: dict[str, Callable[[], Policy]] = {
@@ -348,6 +354,7 @@ POLICIES: dict[str, Callable[[], Policy]] = {
     "random": RandomLegal,
     "tactician": _tactician,
     "search": _search,
+    "deep-search": _deep_search,
 }
 
 

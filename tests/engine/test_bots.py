@@ -96,7 +96,8 @@ def test_same_seed_same_game_and_unknown_policy_is_refused():
     assert a.events != c.events
     with pytest.raises(ValueError, match="choose one of"):
         get_policy("genius")
-    assert set(POLICIES) == {"aggressive", "cautious", "random", "tactician", "search"}
+    assert set(POLICIES) == {"aggressive", "cautious", "random", "tactician", "search",
+                             "deep-search"}
 
 
 def test_portable_battles_between_the_scripted_bots_end_by_exhaustion():

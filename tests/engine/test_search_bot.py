@@ -11,7 +11,7 @@ from warlog.engine.scenario import bundled_scenarios
 
 from warlog.engine.bots import bot_rng, get_policy, play_out
 from warlog.engine.scenario import scenario_from_dict
-from warlog.engine.search_bot import Search, evaluate
+from warlog.engine.search_bot import DeepSearch, Search, evaluate
 from warlog.engine.tactician import Tactician
 from warlog.engine.verify import verify
 
@@ -91,3 +91,25 @@ def test_the_search_plays_every_rule_system_through_its_legal_orders(system):
         assert order in legal, f"{system}: {order} is not a legal order"
         game.play(order, by="search")
     assert verify(game.events).ok
+
+
+def test_a_deep_search_playout_runs_one_exchange_longer():
+    """One exchange: the playout stops when the enemy has answered (our next turn begins); the
+    deep search plays that turn and the enemy's answer to it too, and stops a turn later."""
+    game = Game.new("d", _duel_scenario(), seed=3, players={"red": "tactician", "blue": "tactician"})
+    state = game.state
+    order = Tactician().choose(state, bot_rng(state))
+    short = Search().playout(state, order, 11)
+    long = DeepSearch().playout(state, order, 11)
+    assert not short.ended and not long.ended
+    assert (short.turn, short.side) == (state.turn + 1, "red")
+    assert (long.turn, long.side) == (state.turn + 2, "red")
+    assert long.seq > short.seq
+
+
+def test_a_deep_search_game_is_repeatable_and_verify_re_chooses_its_orders():
+    a = play_out("d", _duel_scenario(), seed=5, red="tactician", blue="deep-search")
+    assert a.events == play_out("d", _duel_scenario(), seed=5, red="tactician",
+                                blue="deep-search").events
+    report = verify(a.events)
+    assert report.ok and report.finished and ("blue", "deep-search") in report.bots

@@ -105,44 +105,56 @@ class Effect:
 class Odds:
     """The exact result of one attack. ``outcomes``: what can happen, in words, with its
     probability (they add up to 1); ``on_target`` and ``on_attacker`` (None where the
-    resolution cannot hurt the attacker): the numbers; ``others``: any other unit it can hurt."""
+    resolution cannot hurt the attacker): the numbers; ``others``: any other unit it can hurt.
+    A bombardment of a cell (odds_cell.py) sets ``cell``; its target is the unit standing there,
+    or None (and ``on_target`` None) for an empty cell, whose every victim is in ``others``."""
 
     system: str
     period: str
     kind: str
     source: str | None  # None: an attack with no attacking unit (the barrage)
-    target: str
+    target: str | None  # None: a bombardment of an empty cell
     outcomes: tuple[tuple[str, Fraction], ...]
-    on_target: Effect
+    on_target: Effect | None
     on_attacker: Effect | None
     others: tuple[Effect, ...] = ()
     leaves: int = 0  # complete resolutions enumerated
     dice: int = 0  # the most dice one resolution rolled
     choice: str | None = None
     notes: tuple[str, ...] = ()
+    cell: tuple[int, int] | None = None  # the cell aimed at, for a bombardment of a cell
+
+    @property
+    def headline(self) -> Effect:
+        """The target's numbers; an empty cell has none (its victims are ``others``)."""
+        if self.on_target is None:
+            raise OddsError(f"target: no unit stands on {self.cell}; each unit the shell can "
+                            "strike is in others")
+        return self.on_target
 
     @property
     def distribution(self) -> dict[int, Fraction]:
-        return self.on_target.distribution
+        return self.headline.distribution
 
     @property
     def mean(self) -> Fraction:
-        return self.on_target.mean
+        return self.headline.mean
 
     @property
     def mean_float(self) -> float:
-        return self.on_target.mean_float
+        return self.headline.mean_float
 
     @property
     def p_hit(self) -> Fraction:
-        return self.on_target.p_hit
+        return self.headline.p_hit
 
     def as_dict(self) -> dict[str, Any]:
         return {"system": self.system, "period": self.period, "kind": self.kind,
                 "source": self.source, "target": self.target, "choice": self.choice,
                 "outcomes": [{"outcome": label, "fraction": str(p), "float": float(p)}
                              for label, p in self.outcomes],
-                "target_effect": self.on_target.as_dict(),
+                "cell": list(self.cell) if self.cell is not None else None,
+                "target_effect": self.on_target.as_dict() if self.on_target else None,
                 "attacker_effect": self.on_attacker.as_dict() if self.on_attacker else None,
                 "others": [e.as_dict() for e in self.others],
                 "leaves": self.leaves, "dice": self.dice, "notes": list(self.notes)}
@@ -269,7 +281,8 @@ class _Tally:
         return bool(self.lost or self.hit or self.removed or self.retreated or self.owed)
 
 
-def _tallies(ruleset: Any, before: GameState, leaf: Leaf, units: list[str]) -> dict[str, _Tally]:
+def _tallies(ruleset: Any, before: GameState, leaf: Leaf, units: list[str],
+             target: str | None) -> dict[str, _Tally]:
     """Each unit's numbers in one leaf, from one pass over its events and its end state."""
     out = {uid: _Tally() for uid in units}
     for e in leaf.events:
@@ -287,7 +300,7 @@ def _tallies(ruleset: Any, before: GameState, leaf: Leaf, units: list[str]) -> d
             out[e["attacker"]].fell_back = True
     after = leaf.state
     owing = {p["unit"] for p in after.pending}
-    for i, (uid, t) in enumerate(out.items()):
+    for uid, t in out.items():
         t.lost = _lost(ruleset, after, uid) - _lost(ruleset, before, uid)
         was_gone = before.units[uid].removed or uid in before.marked
         t.removed = not was_gone and (after.units[uid].removed or uid in after.marked)
@@ -295,7 +308,7 @@ def _tallies(ruleset: Any, before: GameState, leaf: Leaf, units: list[str]) -> d
         t.value = t.hits if ruleset.measure == "hits" else t.lost
         words = []
         if ruleset.measure == "hits":
-            if t.hits or i == 0:  # the target's hits always, even none
+            if t.hits or uid == target:  # the target's hits always, even none
                 words.append(f"{t.hits} hit" + "s" * (t.hits != 1))
         elif t.lost and not (t.removed and ruleset.system == "frontier"):
             words.append(f"-{t.lost} SP")
@@ -329,24 +342,26 @@ def _effect(state: GameState, ruleset: Any, uid: str, denominator: int,
                   *(Fraction(x, denominator) for x in sums))
 
 
-def summarise(state: GameState, found: list[Leaf], source: str | None, target: str, kind: str,
-              two_way: bool, choice: str | None) -> Odds:
+def summarise(state: GameState, found: list[Leaf], source: str | None, target: str | None,
+              kind: str, two_way: bool, choice: str | None, *,
+              cell: tuple[int, int] | None = None) -> Odds:
     """The leaves, summed: per unit involved, and the joint outcomes in words (``source`` None:
-    an attack with no attacking unit)."""
+    an attack with no attacking unit; ``target`` None: a bombardment of the empty ``cell``)."""
     ruleset = get_ruleset(state.rule_system)
     named = {uid for leaf in found for e in leaf.events for uid in _named(e)}
-    own = [target] if source is None else [target, source]
+    own = [uid for uid in (target, source) if uid is not None]
     units = own + [u for u in state.units if u in named and u not in own]
     denominator = math.lcm(*(leaf.probability.denominator for leaf in found))
     per_leaf = [(leaf.probability.numerator * (denominator // leaf.probability.denominator),
-                 _tallies(ruleset, state, leaf, units)) for leaf in found]
+                 _tallies(ruleset, state, leaf, units, target)) for leaf in found]
     k = len(own)
     shown = units[:k] + [u for u in units[k:] if any(t[u].harmed for _, t in per_leaf)]
     outcomes: dict[str, tuple[tuple[int, int, int], int]] = {}
     for w, tallies in per_leaf:
         parts = [f"{uid}: {', '.join(tallies[uid].words)}" for uid in shown if tallies[uid].words]
         label = "; ".join(parts) or "no effect"
-        key = (tallies[target].value, tallies[source].value if source else 0, len(parts))
+        key = (tallies[target].value if target else 0, tallies[source].value if source else 0,
+               len(parts))
         old = outcomes.get(label, (key, 0))
         outcomes[label] = (min(old[0], key), old[1] + w)
     ordered = sorted(outcomes.items(), key=lambda item: (item[1][0], item[0]))
@@ -359,9 +374,9 @@ def summarise(state: GameState, found: list[Leaf], source: str | None, target: s
                      "counted as owed, not lost; choice lose or choice retreat settles it")
     return Odds(state.rule_system, state.period, kind, source, target,
                 tuple((label, Fraction(w, denominator)) for label, (_, w) in ordered),
-                effect[target], effect[source] if hurt else None,
+                effect[target] if target else None, effect[source] if hurt else None,
                 tuple(effect[u] for u in shown[k:]), len(found),
-                max((len(leaf.faces) for leaf in found), default=0), choice, tuple(notes))
+                max((len(leaf.faces) for leaf in found), default=0), choice, tuple(notes), cell)
 
 
 # -- the API -------------------------------------------------------------------------------------
@@ -411,6 +426,14 @@ def attack(state: GameState, source_id: str | None, target_id: str, kind: str, *
     view, resolve, two_way = plan(state, source_id, target_id, kind, choice=choice)
     found = leaves(view, resolve)
     return summarise(view, found, source_id, target_id, kind, two_way, choice)
+
+
+def bombard_cell(state: GameState, source_id: str, cell: Any) -> Odds:
+    """The exact odds of the battery ``source_id`` firing at ``cell`` (x, y), a unit there or
+    not: every unit the shell can strike, wherever it falls (odds_cell.py)."""
+    from warlog.engine.odds_cell import bombard_cell as at_cell
+
+    return at_cell(state, source_id, cell)
 
 
 def hypothetical(system: str, period: str | None, attacker_type: str | None, target_type: str, *,

@@ -60,8 +60,9 @@ def _print(result, title: str) -> None:
     for label, p in result.outcomes:
         table.add_row(escape(label), str(p), _percent(p))
     out.print(table)
+    also = "also" if result.on_target is not None else "nearby"  # an empty cell: no target
     for who, effect in (("target", result.on_target), ("attacker", result.on_attacker),
-                        *(("also", e) for e in result.others)):
+                        *((also, e) for e in result.others)):
         if effect is None:
             continue
         what = "hits" if effect.measure == "hits" else "strength lost"
@@ -107,12 +108,16 @@ def odds(
     unit: Annotated[Optional[str], typer.Option(help="A game: the attacking unit (none for "
                                                      "the barrage).")] = None,
     target: Annotated[Optional[str], typer.Option(help="A game: the unit attacked.")] = None,
+    cell: Annotated[Optional[str], typer.Option(
+        help="A game: the cell X,Y a Frontier battery (--unit) fires at, a unit there or not; "
+             "every unit the shell can strike is shown.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Exact odds of an attack, computed from the dice, not sampled: every outcome with its
     probability, and the average. Two unit types (--system, --period, --kind, --terrain,
-    --aspect, --option) or two units of a game (FILE_OR_GAME --at SEQ --unit A --target B)."""
+    --aspect, --option) or two units of a game (FILE_OR_GAME --at SEQ --unit A --target B), or
+    a battery's bombardment of a cell (FILE_OR_GAME --at SEQ --unit A --cell X,Y)."""
     from warlog.cli import _fail, friendly
     from warlog.engine.odds import OddsError
 
@@ -121,14 +126,14 @@ def odds(
             types = what if len(what) == 2 else [None, what[0]]  # a barrage: the target only
             result, title = _hypothetical(types, system, period, kind, terrain, aspect, grid,
                                           distance, _pairs(option or []), choice,
-                                          (at, unit, target))
+                                          (at, unit, target, cell))
         elif len(what) == 1 and system is not None and kind is not None:
             raise OddsError(f"kind: one unit type alone is the target of a barrage (--kind "
                             f"barrage); a {kind} names two (ATTACKER TARGET), and a game "
                             "(FILE_OR_GAME) takes no --system")
         elif len(what) == 1:
             with friendly():
-                result, title = _in_game(what[0], at, unit, target, kind, choice, db,
+                result, title = _in_game(what[0], at, unit, (target, cell), kind, choice, db,
                                          (system, period, terrain != "open", aspect != "front",
                                           grid != "square", distance, option))
         else:
@@ -150,7 +155,8 @@ def _hypothetical(types: list[str], system, period, kind, terrain, aspect, grid,
     from warlog.engine.rulesets.tables import load_table, systems
 
     if any(v is not None for v in game_only):
-        raise typer.BadParameter("--at, --unit and --target are for a game (one FILE_OR_GAME)")
+        raise typer.BadParameter("--at, --unit, --target and --cell are for a game (one "
+                                 "FILE_OR_GAME)")
     if system is None:
         raise OddsError(f"system: name the rule system with --system ({', '.join(systems())})")
     if system not in systems():
@@ -172,17 +178,20 @@ def _hypothetical(types: list[str], system, period, kind, terrain, aspect, grid,
     return result, title
 
 
-def _in_game(ref: str, at, unit, target, kind, choice, db: Path, hypothetical_only: tuple):
+def _in_game(ref: str, at, unit, struck: tuple, kind, choice, db: Path,
+             hypothetical_only: tuple):
     from warlog.cli import _events_of
     from warlog.engine.fold import replay
-    from warlog.engine.odds import attack
+    from warlog.engine.odds import attack, bombard_cell
 
     if any(v is not None and v is not False and v != [] for v in hypothetical_only):
         raise typer.BadParameter("--system, --period, --terrain, --aspect, --grid, --distance "
                                  "and --option are for two unit types; a game has its own")
-    if target is None or (unit is None and kind != "barrage"):
+    target, cell = struck
+    aimed = None if cell is None else _cell(cell, target, unit, kind, choice)
+    if aimed is None and (target is None or (unit is None and kind != "barrage")):
         raise typer.BadParameter("a game needs --unit (the attacker) and --target (a barrage: "
-                                 "--target only)")
+                                 "--target only; a battery: --cell X,Y instead of --target)")
     events = _events_of(ref, db)
     last = events[-1]["seq"]
     if at is not None and not 1 <= at <= last:
@@ -191,13 +200,38 @@ def _in_game(ref: str, at, unit, target, kind, choice, db: Path, hypothetical_on
     if state.ended:
         raise typer.BadParameter(f"the game is over at event {at or last}: give --at SEQ, an "
                                  "event before its end (see `warlog log`)")
-    if kind is None:
-        kind = _kind_for(state, unit, target)
-    result = attack(state, unit, target, kind, choice=choice)
+    if aimed is not None:
+        result = bombard_cell(state, unit, aimed)
+        kind, target = "bombard", f"cell {aimed[0]},{aimed[1]}"
+    else:
+        if kind is None:
+            kind = _kind_for(state, unit, target)
+        result = attack(state, unit, target, kind, choice=choice)
     where = f"after event {at}" if at is not None else f"at the end (event {last})"
     title = f"{unit} {kind} {target}" if unit is not None else f"{kind} on {target}"
     title += f" in {state.game}, {where}"
     return result, title
+
+
+def _cell(text: str, target, unit, kind, choice) -> tuple[int, int]:
+    """--cell X,Y, and the options that cannot go with it (one line naming the field)."""
+    from warlog.engine.odds import OddsError
+
+    if target is not None:
+        raise OddsError("cell: --cell and --target both name what is fired at; give one")
+    if kind not in (None, "bombard"):
+        raise OddsError(f"kind: --cell is a battery's bombardment of a cell (--kind bombard), "
+                        f"not a {kind}")
+    if unit is None:
+        raise OddsError("unit: a bombardment of a cell needs the battery (--unit)")
+    if choice is not None:
+        raise OddsError("choice: a Frontier bombardment leaves no choice to answer")
+    x, comma, y = text.partition(",")
+    try:
+        return int(x), int(y if comma else "")
+    except ValueError:
+        raise OddsError(f"cell: give the cell as X,Y (two whole numbers, e.g. 3,2), not "
+                        f"{text!r}") from None
 
 
 def _kind_for(state, unit: str, target: str) -> str:

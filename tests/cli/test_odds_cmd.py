@@ -11,7 +11,7 @@ import pytest
 from cli_run import no_ambient_db, run  # noqa: F401 (no_ambient_db: a fixture)
 from warlog.cli import app
 from warlog.engine.fold import replay
-from warlog.engine.odds import attack
+from warlog.engine.odds import OddsError, attack, bombard_cell
 from warlog.events.replay_file import load_replay
 from warlog.odds_cmd import odds
 
@@ -190,3 +190,79 @@ def test_the_barrage_of_a_recorded_game(tmp_path):
                  "--kind", "barrage", ok=False)
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and "attacker: the barrage has no attacking unit" in lines[0]
+
+
+@pytest.fixture(scope="module")
+def frontier_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("frontier") / "k.jsonl"
+    run("simulate", "frontier-kandahar", "--seed", "1", "--out", str(path))
+    return path
+
+
+def _a_recorded_bombardment(events):
+    for i, e in enumerate(events):
+        if e["kind"] == "order_given" and e["order"]["type"] == "bombard":
+            return events[i - 1]["seq"], e["order"]["unit"], tuple(e["order"]["cell"])
+    raise AssertionError("the game has no bombardment")
+
+
+def test_a_battery_firing_at_a_cell_of_a_recorded_game(frontier_path):
+    events = load_replay(frontier_path)
+    seq, battery, aimed = _a_recorded_bombardment(events)
+    state = replay(events, seq)
+    # the aimed cell holds the enemy: --cell answers as --target does
+    at = ("odds", str(frontier_path), "--at", str(seq), "--unit", battery)
+    by_cell = json.loads(run(*at, "--cell", f"{aimed[0]},{aimed[1]}", "--json").output)
+    by_unit = attack(state, battery, state.unit_at(aimed).id, "bombard")
+    assert by_cell == {"title": by_cell["title"], **by_unit.as_dict(), "cell": list(aimed)}
+    # an empty neighbour of it the battery may fire at: the enemy there is nearby
+    empty = next(c for c in state.grid.neighbours(aimed) if state.unit_at(c) is None
+                 and _fires_at(state, battery, c))
+    expected = bombard_cell(state, battery, empty)
+    assert expected.target is None and state.unit_at(aimed).id in [e.unit for e in
+                                                                    expected.others]
+    table = run(*at, "--cell", f"{empty[0]},{empty[1]}").output
+    assert f"{battery} bombard cell {empty[0]},{empty[1]}" in table
+    assert f"nearby {state.unit_at(aimed).id}" in table
+    rows = [[c.strip() for c in line.split("│")[1:3]] for line in table.splitlines()]
+    assert [[label, str(p)] for label, p in expected.outcomes] == [r for r in rows if r]
+
+
+def _fires_at(state, battery, cell):
+    try:
+        bombard_cell(state, battery, cell)
+    except OddsError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(("extra", "words"), [
+    (["--cell", "x"], "cell: give the cell as X,Y (two whole numbers, e.g. 3,2), not 'x'"),
+    (["--cell", "3"], "cell: give the cell as X,Y"),
+    (["--cell", "3,2,1"], "cell: give the cell as X,Y"),
+    (["--cell", "40,3"], "cell: (40, 3) is off the board (x from 0 to 13, y from 0 to 9)"),
+    (["--cell", "3,2", "--target", "b-cmd"], "cell: --cell and --target both name"),
+    (["--cell", "3,2", "--kind", "melee"], "kind: --cell is a battery's bombardment of a cell"),
+    (["--cell", "3,2", "--choice", "lose"], "choice: a Frontier bombardment leaves no choice"),
+])
+def test_a_bad_cell_is_one_line_naming_the_field(frontier_path, extra, words):
+    seq, battery, _ = _a_recorded_bombardment(load_replay(frontier_path))
+    result = run("odds", str(frontier_path), "--at", str(seq), "--unit", battery, *extra,
+                 ok=False)
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == 1 and len(lines) == 1 and lines[0].startswith("error:"), \
+        result.output
+    assert words in lines[0] and "Traceback" not in result.output
+
+
+def test_a_cell_belongs_to_a_battery_of_a_frontier_game(frontier_path, replay_path):
+    seq, _, _ = _a_recorded_bombardment(load_replay(frontier_path))
+    result = run("odds", str(frontier_path), "--at", str(seq), "--cell", "3,2", ok=False)
+    assert "unit: a bombardment of a cell needs the battery (--unit)" in result.output
+    seq, unit, _ = _a_recorded_shot(load_replay(replay_path))
+    result = run("odds", str(replay_path), "--at", str(seq), "--unit", unit, "--cell", "3,2",
+                 ok=False)
+    assert "cell: a bombardment of a cell is Frontier's (frontier.artillery)" in result.output
+    result = run("odds", "Infantry", "Cavalry", "--system", "ohw", "--period", "ancients",
+                 "--kind", "melee", "--cell", "3,2", ok=False)
+    assert "--at, --unit, --target and --cell are for a game" in result.output

@@ -9,16 +9,17 @@ here is arithmetic over rows in the order given: the same rows give the same num
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from statistics import NormalDist, median
+from statistics import median
 from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr
 
+from warlog.engine import whatif
+
 SIDES = ("red", "blue")
-Z95 = NormalDist().inv_cdf(0.975)  # 1.95996...: the two-sided 95% normal quantile
+Z95 = whatif.Z95
 
 GROUP_KEYS = {  # --by key -> what it reads from a row
     "scenario": lambda r: r["scenario"],
@@ -169,17 +170,9 @@ def play_task(task: GameTask) -> dict[str, Any] | tuple[dict[str, Any], bytes]:
 def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval for k successes in n trials (95% by default): unlike the
     normal approximation it stays inside [0, 1] and is honest for small n and for 0 or n.
-    No trials: (0, 1), nothing is known."""
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    # exact at the ends (0 of n reaches 0, n of n reaches 1), where rounding would miss
-    low = 0.0 if k == 0 else max(0.0, centre - half)
-    high = 1.0 if k == n else min(1.0, centre + half)
-    return low, high
+    No trials: (0, 1), nothing is known. The what-if's interval, as a (low, high) pair."""
+    share = whatif.wilson(k, n, z)
+    return share.low, share.high
 
 
 def _rate(k: int, n: int) -> dict[str, Any]:

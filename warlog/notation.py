@@ -108,11 +108,20 @@ def parse_order(words: list[str]) -> Order:
     raise _fail(words, "not an order")
 
 
-def _cell(words: list[str], text: str) -> tuple[int, int]:
+def parse_cell(text: str) -> tuple[int, int] | None:
+    """A cell written COL,ROW (two whole numbers), or None when ``text`` is not one: the one way
+    a cell is typed on the command line, in orders and elsewhere (warlog odds --cell)."""
     parts = text.split(",")
     if len(parts) != 2 or not all(p.strip().lstrip("-").isdigit() for p in parts):
-        raise _fail(words, f"{text!r} is not a cell: write COL,ROW, e.g. 3,4")
+        return None
     return int(parts[0]), int(parts[1])
+
+
+def _cell(words: list[str], text: str) -> tuple[int, int]:
+    cell = parse_cell(text)
+    if cell is None:
+        raise _fail(words, f"{text!r} is not a cell: write COL,ROW, e.g. 3,4")
+    return cell
 
 
 def format_order(order: Order) -> str:

@@ -216,6 +216,7 @@ def _in_game(ref: str, at, unit, struck: tuple, kind, choice, db: Path,
 def _cell(text: str, target, unit, kind, choice) -> tuple[int, int]:
     """--cell X,Y, and the options that cannot go with it (one line naming the field)."""
     from warlog.engine.odds import OddsError
+    from warlog.notation import parse_cell
 
     if target is not None:
         raise OddsError("cell: --cell and --target both name what is fired at; give one")
@@ -226,12 +227,10 @@ def _cell(text: str, target, unit, kind, choice) -> tuple[int, int]:
         raise OddsError("unit: a bombardment of a cell needs the battery (--unit)")
     if choice is not None:
         raise OddsError("choice: a Frontier bombardment leaves no choice to answer")
-    x, comma, y = text.partition(",")
-    try:
-        return int(x), int(y if comma else "")
-    except ValueError:
-        raise OddsError(f"cell: give the cell as X,Y (two whole numbers, e.g. 3,2), not "
-                        f"{text!r}") from None
+    cell = parse_cell(text)
+    if cell is None:
+        raise OddsError(f"cell: give the cell as X,Y (two whole numbers, e.g. 3,2), not {text!r}")
+    return cell
 
 
 def _kind_for(state, unit: str, target: str) -> str:

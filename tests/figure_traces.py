@@ -1,8 +1,8 @@
 """For the figure tests: real games of every grid kind (the ``games`` fixture, imported by the
 test modules), and finding a figure's traces by their ``meta`` role (never by position).
 
-Not a conftest.py: tests/events imports its own conftest as a module, and a second one
-elsewhere would shadow it."""
+A plain module the tests import, not a conftest.py: pytest names every conftest.py
+``conftest``, so a module that several folders import by name must have a name of its own."""
 
 from __future__ import annotations
 

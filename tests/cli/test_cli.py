@@ -284,6 +284,7 @@ def test_import_refuses_a_game_that_cannot_be_replayed(tmp_path, replay_file):
     ("ohw", "ancients"), ("ohw", "dark_ages"), ("ohw", "medieval"), ("ohw", "pike_and_shot"),
     ("ohw", "horse_and_musket"), ("ohw", "machine_age"), ("ohw", "ww2"),
     ("portable", "ancient_battles"), ("frontier", "frontier"), ("density", "density")])
+@pytest.mark.slow
 def test_simulate_gives_a_game_that_verifies_in_every_period(tmp_path, system, period):
     listed = json.loads(run("scenarios", "--json").output)
     scenario = next(s["id"] for s in listed if s["period"] == period)

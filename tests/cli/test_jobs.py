@@ -154,6 +154,7 @@ _SLOW_JOB = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheduler", ["local", "inprocess"])
 def test_ctrl_c_stops_the_job_with_one_line_and_leaves_no_process(tmp_path, scheduler):
     script = tmp_path / "slow_job.py"

@@ -48,6 +48,7 @@ def test_words_that_are_no_order_are_refused_with_the_forms(text):
         parse_order(text.split())
 
 
+@pytest.mark.slow
 def test_every_legal_order_of_real_games_round_trips():
     seen = set()
     for scenario in bundled_scenarios():

@@ -239,6 +239,7 @@ def _session_alive(sid: int) -> list[str]:
     return [s for s in ps.stdout.split() if not s.startswith("Z")]  # zombies are gone already
 
 
+@pytest.mark.slow
 def test_sigint_on_a_local_cluster_exits_130_and_leaves_no_process(tmp_path):
     """The real thing: a study on a local cluster in its own process group, SIGINT once its
     progress shows (a condition, not a sleep): one line, exit 130, no worker left behind."""

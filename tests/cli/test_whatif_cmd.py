@@ -138,6 +138,7 @@ def test_winprob_on_a_replay_file_is_printed_not_stored(game_file):
     assert not (game_file.parent / "warlog.db").exists()
 
 
+@pytest.mark.slow
 def test_ctrl_c_on_a_long_whatif_stops_cleanly(game_file):
     argv = [sys.executable, "-m", "warlog.whatif_cmd", "whatif", str(game_file), "--at", "5",
             "--playouts", "20000", "--scheduler", "local", "--workers", "2"]

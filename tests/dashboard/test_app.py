@@ -68,6 +68,7 @@ def choose_game(at: AppTest, game: str) -> AppTest:
     return at
 
 
+@pytest.mark.slow
 def test_steps_through_a_whole_game(app):
     at = choose_game(app, SHORT_GAME)
     last = int(at.slider(key="step").max)  # the step slider counts from 1, like the title
@@ -311,6 +312,7 @@ def test_a_note_written_at_a_step_is_stored_and_shown_there(tmp_path, monkeypatc
     assert any("Numidians" in i.value for i in at.info)
 
 
+@pytest.mark.slow
 def test_the_board_and_each_chart_download_as_png(app):
     """kaleido draws the picture with the system's chromium (no browser download)."""
     at = choose_game(app, SHORT_GAME)

@@ -18,7 +18,7 @@ import pytest
 from warlog.demo import ensure_demo_games
 from warlog.events.sqlite_store import SQLiteEventStore
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"

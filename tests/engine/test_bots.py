@@ -32,6 +32,7 @@ PERIOD_EVENTS = {
 EVERY_PERIOD = [period for system in systems() for period in periods(system)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("period", EVERY_PERIOD)
 def test_a_hundred_random_legal_games_of_every_period_finish_and_verify(period):
     scenarios = [s for s in SCENARIOS if s.period == period]
@@ -49,6 +50,7 @@ def test_a_hundred_random_legal_games_of_every_period_finish_and_verify(period):
 
 @pytest.mark.parametrize("red,blue", [("aggressive", "cautious"), ("cautious", "aggressive"),
                                       ("aggressive", "random"), ("tactician", "cautious")])
+@pytest.mark.slow
 def test_policies_finish_every_bundled_scenario(red, blue):
     for scenario in SCENARIOS:
         game = play_out("g", scenario, seed=11, red=red, blue=blue)
@@ -100,6 +102,7 @@ def test_same_seed_same_game_and_unknown_policy_is_refused():
                              "deep-search"}
 
 
+@pytest.mark.slow
 def test_portable_battles_between_the_scripted_bots_end_by_exhaustion():
     """Random play rarely presses an attack home; the scripted bots do, and the Portable
     Wargame's battles then end as its rules say: both armies exhausted."""

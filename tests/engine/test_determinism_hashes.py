@@ -174,6 +174,7 @@ def timeline_digest() -> str:
     return h.hexdigest()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", bundled_scenarios(), ids=lambda s: s.id)
 def test_seeded_games_are_unchanged(scenario):
     assert game_digest(scenario) == GAME_DIGESTS.get(scenario.id), (

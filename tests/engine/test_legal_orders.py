@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from warlog.engine.bots import next_order, play_out
@@ -151,6 +152,7 @@ def normal(state, order):
     return order
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenario=st.sampled_from(SCENARIOS), seed=st.integers(0, 10_000),
        stop=st.integers(0, 400), policy=st.sampled_from(["random", "aggressive"]))

@@ -458,6 +458,7 @@ def _recorded_attacks(events):
         state = evolve(state, e)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("scenario", "seed", "blue"), SYSTEM_GAMES)
 def test_every_recorded_attack_is_one_of_its_enumerated_outcomes_event_for_event(scenario, seed,
                                                                                  blue):

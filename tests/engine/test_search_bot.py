@@ -79,6 +79,7 @@ def test_a_unit_on_defensive_ground_is_worth_a_little_more():
     assert abs(evaluate(hill, "blue") + GROUND_WORTH) < 1e-9
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("system", systems())
 def test_the_search_plays_every_rule_system_through_its_legal_orders(system):
     scenario = next(s for s in bundled_scenarios() if s.rule_system == system)

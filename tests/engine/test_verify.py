@@ -100,6 +100,7 @@ def bot_game():
         seed=4, red="aggressive", blue="random").events
 
 
+@pytest.mark.slow
 def test_every_value_of_every_event_is_checked_where_it_stands(bot_game):
     """Past the first event (the game's definition), every single edited value of a bot game
     (about 1,400 edits) is reported at the event that holds it: re-rolled dice and re-chosen bot

@@ -129,5 +129,9 @@ def store(db_path: Path):
 @pytest.fixture
 def build():
     """This module, so tests call ``build.make_game(...)`` without importing conftest by name
-    (several test folders may have a conftest.py; importing one by name is fragile)."""
-    return sys.modules[__name__]
+    (several test folders have a conftest.py, and pytest names each ``conftest`` in turn:
+    importing one by name, or looking it up by name later, is fragile)."""
+    return _THIS
+
+
+_THIS = sys.modules[__name__]  # this module, taken while the name is still ours

@@ -359,6 +359,7 @@ def bystander() -> list[dict[str, Any]]:
     return small_game("pike-and-shot-auldearn", 1, 40)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario,seed,keep", GAMES, ids=[g[0] for g in GAMES])
 def test_mutated_replays_are_refused_in_one_line_or_are_the_original_game(
     tmp_path, scenario, seed, keep, bystander, capsys

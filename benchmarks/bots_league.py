@@ -6,7 +6,9 @@
 2. In every seat, a search bot (``--search``: deep-search by default, or search) plays the best
    heuristic, and so does the best heuristic itself: the search bot should win more often in that
    seat than the heuristic does (100 seeded games a seat by default, the same seeds for both,
-   Wilson 95% intervals).
+   Wilson 95% intervals). Since both play the same seeds, the table also counts the seeds
+   only one of them won in the seat, and the exact sign test on those (McNemar's): how likely
+   so lopsided a split is if neither bot were better. A seat both win 98% of is judged there.
 
     .venv/bin/python benchmarks/bots_league.py                 # 100 games a seat, local cluster
     .venv/bin/python benchmarks/bots_league.py --games 20 --scheduler inprocess
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from math import comb
 from itertools import product
 
 from rich.console import Console
@@ -30,7 +33,7 @@ from warlog.progress import progress_bar
 from warlog.study import GameTask, play_task, wilson
 
 HEURISTICS = ("aggressive", "cautious", "tactician")
-out = Console(width=120)  # whole scenario ids when the output is a file or a pipe
+out = Console(width=150)  # whole scenario ids when the output is a file or a pipe
 
 
 def _play(tasks: list[GameTask], label: str, args) -> list[dict]:
@@ -54,6 +57,20 @@ def _same_games(ours: list[dict], theirs: list[dict]) -> int:
     construction (same length, winner and strength lost each turn: equal rows)."""
     keys = ("events", "turns", "winner", "strength_lost_red", "strength_lost_blue")
     return sum(all(a[k] == b[k] for k in keys) for a, b in zip(ours, theirs))
+
+
+def _only(ours: list[dict], theirs: list[dict], side: str) -> tuple[int, int]:
+    """Seeds the seat was won with our bot in it and not with theirs, and the other way round."""
+    won = [(a["winner"] == side, b["winner"] == side) for a, b in zip(ours, theirs)]
+    return sum(a and not b for a, b in won), sum(b and not a for a, b in won)
+
+
+def sign_test(k: int, m: int) -> float:
+    """Two-sided exact p-value of a k:m split of the seeds only one bot won, if each such seed
+    were a fair coin (McNemar's exact test): 1.0 when they split evenly or there are none."""
+    n = k + m
+    tail = sum(comb(n, i) for i in range(min(k, m) + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
 
 
 def _fmt(k: int, n: int) -> str:
@@ -91,7 +108,7 @@ def seats(args, best: str) -> bool:
     scenarios = _scenarios(args)
     bot = args.search
     table = Table("scenario", "seat", f"{best} in the seat", f"{bot} in the seat", "better",
-                  "same game",
+                  "same game", f"seeds only {best} : only {bot} won (p)",
                   title=f"{bot} against {best}, {args.games} games a seat (seeds {args.seed}-"
                         f"{args.seed + args.games - 1}), win rate [95% interval]")
     base = _play(_tasks(scenarios, best, best, args.games, args.seed), f"{best} v {best}", args)
@@ -104,8 +121,10 @@ def seats(args, best: str) -> bool:
             k0, n = _rate(base[cut], side)
             k1, _ = _rate(rows[cut], side)
             every &= k1 > k0
+            mine, theirs = _only(rows[cut], base[cut], side)
             table.add_row(s.id, side, _fmt(k0, n), _fmt(k1, n), "yes" if k1 > k0 else "NO",
-                          f"{_same_games(rows[cut], base[cut])}/{n}")
+                          f"{_same_games(rows[cut], base[cut])}/{n}",
+                          f"{theirs} : {mine} ({sign_test(mine, theirs):.2g})")
     out.print(table)
     return every
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from math import comb
 from itertools import product
 
 from rich.console import Console
@@ -30,7 +29,7 @@ from rich.table import Table
 from warlog.engine.scenario import bundled_scenarios
 from warlog.jobs import run_tasks
 from warlog.progress import progress_bar
-from warlog.study import GameTask, play_task, wilson
+from warlog.study import GameTask, play_task, sign_test, wilson
 
 HEURISTICS = ("aggressive", "cautious", "tactician")
 out = Console(width=150)  # whole scenario ids when the output is a file or a pipe
@@ -63,14 +62,6 @@ def _only(ours: list[dict], theirs: list[dict], side: str) -> tuple[int, int]:
     """Seeds the seat was won with our bot in it and not with theirs, and the other way round."""
     won = [(a["winner"] == side, b["winner"] == side) for a, b in zip(ours, theirs)]
     return sum(a and not b for a, b in won), sum(b and not a for a, b in won)
-
-
-def sign_test(k: int, m: int) -> float:
-    """Two-sided exact p-value of a k:m split of the seeds only one bot won, if each such seed
-    were a fair coin (McNemar's exact test): 1.0 when they split evenly or there are none."""
-    n = k + m
-    tail = sum(comb(n, i) for i in range(min(k, m) + 1)) / 2 ** n
-    return min(1.0, 2 * tail)
 
 
 def _fmt(k: int, n: int) -> str:

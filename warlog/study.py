@@ -9,6 +9,8 @@ here is arithmetic over rows in the order given: the same rows give the same num
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import median
@@ -173,6 +175,16 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     No trials: (0, 1), nothing is known. The what-if's interval, as a (low, high) pair."""
     share = whatif.wilson(k, n, z)
     return share.low, share.high
+
+
+def sign_test(k: int, m: int) -> float:
+    """Two policies played the same seeds; ``k`` seeds only the first won, ``m`` only the second.
+    The two-sided exact p-value of so lopsided a split if each such seed were a fair coin
+    (McNemar's exact test): small when one policy is really better, 1.0 for an even split or
+    none at all. The seeds both won or both lost say nothing about which is better."""
+    n = k + m
+    tail = sum(math.comb(n, i) for i in range(min(k, m) + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
 
 
 def _rate(k: int, n: int) -> dict[str, Any]:

@@ -226,3 +226,14 @@ def test_check_row_refuses_a_malformed_row_naming_the_field(change, words):
     data = {**row(), **change}
     with pytest.raises(StudyError, match=f"here: not a study row: {words}"):
         check_row(data, "here")
+
+
+def test_the_sign_test_counts_only_the_seeds_one_policy_won():
+    from warlog.study import sign_test
+
+    assert sign_test(0, 0) == 1.0  # no seed told them apart
+    assert sign_test(3, 3) == 1.0
+    assert sign_test(0, 5) == 2 / 32  # five of five one way: 1/32 each tail, both tails
+    assert sign_test(1, 9) == sign_test(9, 1) == 2 * (1 + 10) / 1024  # 0 or 1 of 10
+    assert sign_test(4, 6) == 2 * (1 + 10 + 45 + 120 + 210) / 1024  # 0.754
+    assert sign_test(5, 131) < 1e-30 < sign_test(40, 55) < 0.2 < sign_test(1, 1)

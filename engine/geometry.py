@@ -411,6 +411,26 @@ class Grid:
         return not any(l.lo <= r.hi and r.lo <= l.hi for l in left for r in right)
 
 
+def areas(grid: Grid, kinds: dict[Cell, str]) -> dict[Cell, int]:
+    """Cell -> area number: cells of one kind that touch (a side in common) share a number,
+    and no two areas do. A flood fill from the cells in sorted order, so the same board always
+    gets the same numbers (terrain features: one wood of three cells is one feature)."""
+    numbered: dict[Cell, int] = {}
+    number = -1
+    for start in sorted(kinds):
+        if start in numbered:
+            continue
+        number, todo = number + 1, [start]
+        numbered[start] = number
+        while todo:
+            cell = todo.pop()
+            for n in grid.neighbours(cell):
+                if n not in numbered and kinds.get(n) == kinds[start]:
+                    numbered[n] = number
+                    todo.append(n)
+    return numbered
+
+
 def make_grid(kind: str, width: int, height: int) -> Grid:
     """A grid of `kind` (one of GRID_KINDS); ValueError for an unknown kind or a bad size."""
     return Grid(kind, width, height)

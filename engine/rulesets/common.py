@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from warlog.engine.flow import Context
 from warlog.engine.rules import IllegalOrder
-from warlog.engine.state import GameState, other_side
+from warlog.engine.state import GameState, Unit, other_side
 from warlog.events import model
 from warlog.events.model import (
     EndPhaseOrder,
@@ -66,6 +66,25 @@ def end_if_wiped_out(ctx: Context, left: dict[str, int], rule: str, what: str = 
     winner = "red" if left["red"] else "blue" if left["blue"] else None
     loser = f"{other_side(winner)} has" if winner else "both sides have"
     ctx.emit(model.GameEnded, winner=winner, reason=f"{loser} no {what} left", rules=(rule,))
+
+
+def own_unit(state: GameState, unit_id: str, rule: str) -> Unit:
+    """The live unit ``unit_id`` of the side to act, or an IllegalOrder under ``rule`` saying
+    why not: every rule system words it alike."""
+    unit = state.units.get(unit_id)
+    if unit is None or unit.removed:
+        raise IllegalOrder(rule, f"there is no unit {unit_id!r} on the board")
+    if unit.side != state.side:
+        raise IllegalOrder(rule, f"{unit_id} is {unit.side}'s, and it is {state.side}'s turn")
+    return unit
+
+
+def enemy_unit(state: GameState, side: str, target_id: str, rule: str) -> Unit:
+    """The live unit ``target_id`` of ``side``'s enemy, or an IllegalOrder under ``rule``."""
+    target = state.units.get(target_id)
+    if target is None or target.removed or target.side == side:
+        raise IllegalOrder(rule, f"{target_id!r} is not an enemy unit on the board")
+    return target
 
 
 def objectives_held(state: GameState) -> dict[str, int]:

@@ -97,12 +97,7 @@ class Density:
         if state.phase != "actions":
             raise IllegalOrder("density.actions", f"units act in the actions phase, not in "
                                                   f"{state.phase}")
-        unit = state.units.get(order.unit)
-        if unit is None or unit.removed:
-            raise IllegalOrder("density.actions", f"there is no unit {order.unit!r} on the board")
-        if unit.side != state.side:
-            raise IllegalOrder("density.actions", f"{unit.id} is {unit.side}'s, and it is "
-                                                  f"{state.side}'s turn")
+        unit = common.own_unit(state, order.unit, "density.actions")
         self._may_act(state, unit)
         if isinstance(order, RouteOrder):
             self._check_route(state, unit, order)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from warlog.engine.flow import Context
-from warlog.engine.geometry import FACINGS, Cell, Grid
+from warlog.engine.geometry import FACINGS, Cell, Grid, areas
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.state import GameState, Unit
 from warlog.events import model
@@ -66,19 +66,7 @@ def features(state: GameState, terrain: Mapping[str, Any]) -> dict[Cell, int]:
         return memo
     testing = set(terrain["tested"]) | set(terrain["close_order_barred"])
     kinds = {cell: kind for cell, kind in state.terrain.items() if kind in testing}
-    numbered: dict[Cell, int] = {}
-    number = -1
-    for start in sorted(kinds):
-        if start in numbered:
-            continue
-        number, todo = number + 1, [start]
-        numbered[start] = number
-        while todo:
-            cell = todo.pop()
-            for n in state.grid.neighbours(cell):
-                if n not in numbered and kinds.get(n) == kinds[start]:
-                    numbered[n] = number
-                    todo.append(n)
+    numbered = areas(state.grid, kinds)
     state.memo["density.features"] = numbered
     return numbered
 

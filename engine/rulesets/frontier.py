@@ -95,12 +95,7 @@ class Frontier:
         if isinstance(order, FightOrder):
             self._attackers(state, order)
             return
-        unit = state.units.get(order.unit)
-        if unit is None or unit.removed:
-            raise IllegalOrder("frontier.turn", f"there is no unit {order.unit!r} on the board")
-        if unit.side != state.side:
-            raise IllegalOrder("frontier.turn", f"{unit.id} is {unit.side}'s, and it is "
-                                                f"{state.side}'s turn")
+        unit = common.own_unit(state, order.unit, "frontier.turn")
         if isinstance(order, BombardOrder):
             self._check_bombard(state, unit, order)
         else:
@@ -138,9 +133,7 @@ class Frontier:
                         rules=("frontier.combat",), ahead_only=True)
 
     def _attackers(self, state: GameState, order: FightOrder) -> list[Unit]:
-        target = state.units.get(order.target)
-        if target is None or target.removed or target.side == state.side:
-            raise IllegalOrder("frontier.combat", f"{order.target!r} is not an enemy unit on the board")
+        target = common.enemy_unit(state, state.side, order.target, "frontier.combat")
         attackers = [u for u in state.alive(state.side)
                      if state.grid.step(u.cell, u.facing) == target.cell and not u.fought]
         if not attackers:

@@ -103,7 +103,7 @@ class Napoleonic:
         if not isinstance(order, allowed):
             raise IllegalOrder(PHASE_RULES.get(state.phase or "", "napoleonic.defaults"),
                                f"no {order.type} order in the {state.phase} phase")
-        unit = self._own_unit(state, order.unit)
+        unit = common.own_unit(state, order.unit, "napoleonic.defaults")
         if isinstance(order, BombardOrder):
             self._check_artillery(state, unit, tuple(order.cell))
         elif isinstance(order, FormationOrder):
@@ -117,19 +117,9 @@ class Napoleonic:
         else:
             self._check_melee(state, unit, order.target)
 
-    def _own_unit(self, state: GameState, unit_id: str) -> Unit:
-        unit = state.units.get(unit_id)
-        if unit is None or unit.removed:
-            raise IllegalOrder("napoleonic.defaults", f"there is no unit {unit_id!r} on the board")
-        if unit.side != state.side:
-            raise IllegalOrder("napoleonic.defaults", f"{unit_id} is {unit.side}'s, and it is "
-                                                      f"{state.side}'s turn")
-        return unit
-
     def _enemy(self, state: GameState, unit: Unit, target_id: str, rule: str) -> Unit:
-        target = state.units.get(target_id)
-        if target is None or target.removed or target.side == unit.side:
-            raise IllegalOrder(rule, f"{target_id!r} is not an enemy unit on the board")
+        """The enemy ``target_id``, or the unit of its cell that takes a blow there."""
+        target = common.enemy_unit(state, unit.side, target_id, rule)
         return move.occupant(state, target.cell, self.table)
 
     def _check_artillery(self, state: GameState, unit: Unit, cell: Cell) -> None:

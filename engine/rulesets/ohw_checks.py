@@ -8,7 +8,7 @@ table through the ruleset's ``period``/``row``/``mover``/``_walk``.
 from __future__ import annotations
 
 from warlog.engine.rules import IllegalOrder
-from warlog.engine.rulesets import ohw_combat, ohw_phases
+from warlog.engine.rulesets import common, ohw_combat, ohw_phases
 from warlog.engine.rulesets.ohw_move import Reach, follow, turn_angle
 from warlog.engine.state import GameState, Unit
 from warlog.events.model import (
@@ -51,7 +51,7 @@ class OrderChecks:
             return
         if isinstance(order, BarrageOrder):
             return self._check_barrage(state, order)
-        unit = self._own_unit(state, order.unit)
+        unit = common.own_unit(state, order.unit, "ohw.turn")
         if isinstance(order, MoveOrder):
             self._check_move(state, unit, order)
         elif isinstance(order, RouteOrder):
@@ -62,20 +62,6 @@ class OrderChecks:
             self._check_formation(state, unit, order)
         else:
             self._check_turn_to_face(state, unit, order)
-
-    def _own_unit(self, state: GameState, unit_id: str) -> Unit:
-        unit = state.units.get(unit_id)
-        if unit is None or unit.removed:
-            raise IllegalOrder("ohw.turn", f"there is no unit {unit_id!r} on the board")
-        if unit.side != state.side:
-            raise IllegalOrder("ohw.turn", f"{unit_id} is {unit.side}'s, and it is {state.side}'s turn")
-        return unit
-
-    def _enemy(self, state: GameState, unit: Unit, enemy_id: str, rule: str) -> Unit:
-        enemy = state.units.get(enemy_id)
-        if enemy is None or enemy.removed or enemy.side == unit.side:
-            raise IllegalOrder(rule, f"{enemy_id!r} is not an enemy unit on the board")
-        return enemy
 
     def _check_facing(self, state: GameState, facing: str | None, rule: str) -> None:
         if facing is not None and facing not in state.grid.facings:
@@ -99,7 +85,7 @@ class OrderChecks:
         self._check_facing(state, order.end_facing, "ohw.move.straight")
         attacking = order.attack is not None
         if attacking:
-            target = self._enemy(state, unit, order.attack, "ohw.attack")
+            target = common.enemy_unit(state, unit.side, order.attack, "ohw.attack")
             self._check_attacker(state, unit, target)
             if turn_angle(state, unit.facing, order.facing) > 90 + 1e-6:
                 raise IllegalOrder("ohw.attack", f"an attacker may turn at most 90 degrees before "
@@ -189,7 +175,7 @@ class OrderChecks:
             raise IllegalOrder(f"ohw.{p}.move_shoot", f"{unit.id} moved this turn and may not shoot")
         if state.in_melee(unit.id) and not state.options.get("shoot_in_melee"):
             raise IllegalOrder("ohw.melee.no_shooting", f"{unit.id} is in melee and may not shoot")
-        target = self._enemy(state, unit, order.target, "grid.shooting")
+        target = common.enemy_unit(state, unit.side, order.target, "grid.shooting")
         distance = state.grid.distance(unit.cell, target.cell)
         if distance <= 1 and "melee" in period["phases"]:
             raise IllegalOrder("grid.shooting", f"{target.id} is adjacent: adjacent units fight in melee")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from warlog.engine.geometry import FACINGS, GRID_KINDS, Cell, Grid, make_grid
+from warlog.engine.geometry import FACINGS, GRID_KINDS, Cell, Grid, areas, make_grid
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.state import GameState, Unit
 
@@ -70,18 +70,7 @@ def feature_of(state: GameState, terrain_table: Mapping[str, Any]) -> dict[Cell,
     if state.options.get("terrain_feature", "area") == "cell":
         features = {cell: i for i, cell in enumerate(sorted(kinds))}
     else:
-        features = {}
-        for start in sorted(kinds):  # flood fill in a fixed order: the numbering is deterministic
-            if start in features:
-                continue
-            number, todo = len(features), [start]
-            features[start] = number
-            while todo:
-                cell = todo.pop()
-                for n in state.grid.neighbours(cell):
-                    if n not in features and kinds.get(n) == kinds[start]:
-                        features[n] = number
-                        todo.append(n)
+        features = areas(state.grid, kinds)
     state.memo["features"] = features
     return features
 

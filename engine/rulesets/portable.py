@@ -104,7 +104,7 @@ class PortableWargame:
             return
         if not isinstance(order, UNIT_ORDERS):
             raise IllegalOrder("portable.turn", f"the Portable Wargame has no {order.type} order")
-        unit = self._own_unit(state, order.unit)
+        unit = common.own_unit(state, order.unit, "portable.turn")
         if state.phase == "missile_machines":
             if not isinstance(order, ShootOrder) or self.kind(state, unit) != "machine":
                 raise IllegalOrder("portable.missile_machines", "only Missile Machines act in the "
@@ -120,21 +120,6 @@ class PortableWargame:
         else:
             self._check_melee(state, unit, order)
 
-    def _own_unit(self, state: GameState, unit_id: str) -> Unit:
-        unit = state.units.get(unit_id)
-        if unit is None or unit.removed:
-            raise IllegalOrder("portable.turn", f"there is no unit {unit_id!r} on the board")
-        if unit.side != state.side:
-            raise IllegalOrder("portable.turn", f"{unit_id} is {unit.side}'s, and it is "
-                                                f"{state.side}'s turn")
-        return unit
-
-    def _target(self, state: GameState, unit: Unit, target_id: str) -> Unit:
-        target = state.units.get(target_id)
-        if target is None or target.removed or target.side == unit.side:
-            raise IllegalOrder("portable.resolution", f"{target_id!r} is not an enemy unit on the board")
-        return target
-
     def _may_attack(self, state: GameState, unit: Unit) -> None:
         if self.exhausted(state, unit.side):
             raise IllegalOrder("portable.exhaustion", f"{unit.side}'s army is exhausted: it may "
@@ -146,7 +131,7 @@ class PortableWargame:
 
     def _check_shoot(self, state: GameState, unit: Unit, order: ShootOrder) -> None:
         self._may_attack(state, unit)
-        target = self._target(state, unit, order.target)
+        target = common.enemy_unit(state, unit.side, order.target, "portable.resolution")
         row, kind = self.row(state, unit), self.kind(state, unit)
         distance = state.grid.distance(unit.cell, target.cell)
         if kind == "machine" and state.phase != "missile_machines":
@@ -184,7 +169,7 @@ class PortableWargame:
 
     def _check_melee(self, state: GameState, unit: Unit, order: MeleeOrder) -> None:
         self._may_attack(state, unit)
-        target = self._target(state, unit, order.target)
+        target = common.enemy_unit(state, unit.side, order.target, "portable.resolution")
         if self.kind(state, unit) == "machine":
             raise IllegalOrder("portable.missile_machines", "Missile Machines shoot only in the "
                                                             "missile-machine phase")

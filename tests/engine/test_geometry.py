@@ -13,6 +13,7 @@ from warlog.engine.geometry import (
     FACINGS,
     GRID_KINDS,
     Grid,
+    areas,
     cube_to_oddr,
     make_grid,
     oddr_to_cube,
@@ -380,3 +381,23 @@ def test_aspect_follows_the_angle_off_the_facing(kind, data):
         seen.append(expected)
     fronts = {"square": 1, "hex": 3, "brick": 3}[kind]
     assert (seen.count("front"), seen.count("flank"), seen.count("rear")) == (fronts, 2, 1)
+
+
+def _groups(numbered):
+    by_number = {}
+    for cell, number in numbered.items():
+        by_number.setdefault(number, set()).add(cell)
+    return sorted(sorted(g) for g in by_number.values())
+
+
+def test_areas_join_touching_cells_of_one_kind_and_nothing_else():
+    board = {(1, 1): "woods", (1, 2): "woods", (2, 2): "woods",  # one wood of three cells
+             (2, 1): "hill",  # touches the wood, but another kind: an area of its own
+             (4, 4): "woods",  # a second wood
+             (5, 5): "marsh", (6, 6): "marsh"}  # corner to corner on squares; sides on odd-r hexes
+    square = areas(make_grid("square", 8, 8), board)
+    assert _groups(square) == [[(1, 1), (1, 2), (2, 2)], [(2, 1)], [(4, 4)], [(5, 5)], [(6, 6)]]
+    hexes = areas(make_grid("hex", 8, 8), board)  # (6, 6) is (5, 5)'s south-east neighbour
+    assert [(5, 5), (6, 6)] in _groups(hexes)
+    assert sorted(set(square.values())) == list(range(5))  # numbered 0, 1, ... in cell order
+    assert square == areas(make_grid("square", 8, 8), dict(reversed(board.items())))

@@ -68,6 +68,18 @@ def end_if_wiped_out(ctx: Context, left: dict[str, int], rule: str, what: str = 
     ctx.emit(model.GameEnded, winner=winner, reason=f"{loser} no {what} left", rules=(rule,))
 
 
+def remove_at_limit(ctx: Context, removal: str, victory: str) -> None:
+    """Every unit with the scenario's ``hits_to_remove`` hits or more leaves the board
+    (``removal``), then a side with no unit left has lost (``victory``): One Hour Wargames' way,
+    which the density system keeps."""
+    s = ctx.state
+    limit = s.options["hits_to_remove"]
+    for unit in s.alive():
+        if unit.hits >= limit:
+            ctx.emit(model.UnitRemoved, unit=unit.id, hits=unit.hits, rules=(removal,))
+    end_if_wiped_out(ctx, {side: len(s.alive(side)) for side in ("red", "blue")}, victory)
+
+
 def own_unit(state: GameState, unit_id: str, rule: str) -> Unit:
     """The live unit ``unit_id`` of the side to act, or an IllegalOrder under ``rule`` saying
     why not: every rule system words it alike."""

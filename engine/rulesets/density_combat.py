@@ -102,13 +102,7 @@ def melee_one(ctx: Context, unit: Unit, enemy: Unit) -> None:
 
 def resolve_removal(ctx: Context) -> None:
     """density.removal, then density.victory: a side with nothing left has lost."""
-    s = ctx.state
-    limit = s.options["hits_to_remove"]
-    for unit in s.alive():
-        if unit.hits >= limit:
-            ctx.emit(model.UnitRemoved, unit=unit.id, hits=unit.hits, rules=("density.removal",))
-    left = {side: len(s.alive(side)) for side in ("red", "blue")}
-    common.end_if_wiped_out(ctx, left, "density.victory")
+    common.remove_at_limit(ctx, "density.removal", "density.victory")
 
 
 def end_of_game(ctx: Context) -> None:

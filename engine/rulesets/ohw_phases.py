@@ -155,13 +155,8 @@ def regroup(ctx: Context, terrain_table: Mapping[str, Any], period: Mapping[str,
 
 
 def resolve_removal(ctx: Context) -> None:
-    s = ctx.state
-    limit = s.options["hits_to_remove"]
-    for unit in s.alive():
-        if unit.hits >= limit:
-            ctx.emit(model.UnitRemoved, unit=unit.id, hits=unit.hits, rules=("ohw.removal",))
-    left = {side: len(s.alive(side)) for side in ("red", "blue")}
-    common.end_if_wiped_out(ctx, left, "ohw.victory")
+    """ohw.removal, then ohw.victory: a side with nothing left has lost."""
+    common.remove_at_limit(ctx, "ohw.removal", "ohw.victory")
 
 
 def end_of_game(ctx: Context) -> None:

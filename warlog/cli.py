@@ -11,221 +11,34 @@ import json
 import os
 import subprocess
 import sys
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Iterator, Optional
+from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Column, Table
 
-from typer.core import TyperGroup
-
 from warlog import __version__
-
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-# Usage errors: click's, or the copy of click that recent typers carry (found through the class
-# typer exports, so either works).
-_USAGE_ERRORS = tuple(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
-
-
-class _OneLineErrors(TyperGroup):
-    """Every user error, a mistyped option as much as a refused order, is one line on stderr
-    and exit code 1, whatever the command (click would box usage errors and exit 2)."""
-
-    def main(self, *args, standalone_mode: bool = True, **kwargs):
-        try:
-            code = super().main(*args, standalone_mode=False, **kwargs)
-        except _USAGE_ERRORS as exc:
-            if type(exc).__name__ == "NoArgsIsHelpError":  # the help was printed: asked for
-                return 0 if not standalone_mode else sys.exit(0)
-            err.print(f"[red]error:[/red] {escape(exc.format_message())}")
-            code = 1
-        except typer.Abort:
-            err.print("[red]error:[/red] aborted")
-            code = 1
-        if not standalone_mode:
-            return code
-        sys.exit(code if isinstance(code, int) else 0)
-
+from warlog.cli_common import (
+    DEFAULT_DB,
+    DbOption,
+    OneLineErrors,
+    database,
+    err,
+    events_of,
+    friendly,
+    open_store,
+    out,
+    stored_damage,
+)
 
 app = typer.Typer(
-    cls=_OneLineErrors,
+    cls=OneLineErrors,
     help="Grid wargames as append-only event logs: simulate, show, verify, share and scrub them.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-
-DbOption = Annotated[
-    Path,
-    typer.Option("--db", envvar="WARLOG_DB", help="SQLite database file (or set WARLOG_DB)."),
-]
-DEFAULT_DB = Path("warlog.db")
-
-
-def _user_errors() -> tuple[type[Exception], ...]:
-    from warlog.engine.dice import DiceError
-    from warlog.engine.fold import FoldError
-    from warlog.engine.rules import IllegalOrder
-    from warlog.engine.scenario import ScenarioError
-    from warlog.events.model import EventError
-    from warlog.events.replay_file import ReplayError
-    from warlog.events.store import StoreError
-
-    from warlog.notation import NotationError
-    from warlog.study import StudyError
-
-    return (ScenarioError, ReplayError, StoreError, IllegalOrder, EventError, DiceError,
-            FoldError, NotationError, StudyError, OSError)
-
-
-def _fail(message: str) -> None:
-    """Print ``message`` as one error line: as text, never as rich markup (it may quote a game
-    id, a file name or a file's contents, any of which may look like markup)."""
-    err.print(f"[red]error:[/red] {escape(' '.join(message.splitlines()))}")
-
-
-@contextmanager
-def friendly() -> Iterator[None]:
-    """Turn a user's mistake into one readable line and exit code 1."""
-    import sqlite3
-
-    try:
-        yield
-    except _user_errors() as exc:
-        _fail(str(exc))
-        raise typer.Exit(1) from None
-    except sqlite3.Error as exc:  # a damaged or busy database file, met outside _database
-        _fail(f"the database cannot be read ({exc})")
-        raise typer.Exit(1) from None
-
-
-def _store(db: Path):
-    from warlog.events.sqlite_store import SQLiteEventStore
-
-    return SQLiteEventStore(db)
-
-
-def _damaged_row(store, game: str | None) -> str:
-    """Which stored row holds JSON that does not parse (the first event of ``game``, or of any
-    game, then the games' player lists), in words."""
-    import sqlite3
-
-    import orjson
-
-    try:
-        where, args = ("WHERE game = ? ", [game]) if game is not None else ("", [])
-        rows = store.conn.execute(f"SELECT game, seq, body FROM events {where}ORDER BY game, seq",
-                                args)
-        for owner, seq, body in rows:
-            try:
-                orjson.loads(body)
-            except orjson.JSONDecodeError as exc:
-                return f"game {owner!r}, event seq {seq}: the stored event is not valid JSON " \
-                       f"({exc.msg})"
-        for owner, players in store.conn.execute("SELECT id, players FROM games ORDER BY id"):
-            try:
-                orjson.loads(players)
-            except orjson.JSONDecodeError:
-                return f"game {owner!r}: its stored players are not valid JSON"
-    except sqlite3.Error:
-        pass
-    return "a stored row is not valid JSON"
-
-
-def _broken_chain(store, game: str | None) -> str | None:
-    """What the hash chain of ``game`` (or of every game) says was changed outside warlog, or
-    None if every chain holds."""
-    import sqlite3
-
-    from warlog.events.store import StoreError
-
-    try:
-        games = [game] if game is not None and store.has_game(game) else \
-            [gid for (gid,) in store.conn.execute("SELECT id FROM games ORDER BY id")]
-        for gid in games:
-            try:
-                store.verify(gid)
-            except StoreError as exc:
-                return str(exc)
-    except (sqlite3.Error, ValueError) as exc:
-        return f"it cannot be read ({exc})"
-    return None
-
-
-@contextmanager
-def _database(db: Path, game: str | None = None) -> Iterator:
-    """The store at ``db``, with what a damaged file raises (a row whose JSON does not parse, a
-    page SQLite cannot read, a row that parses but is not what warlog wrote) turned into one
-    StoreError naming the database and, where it can, the game and event."""
-    import sqlite3
-
-    import orjson
-
-    from warlog.events.store import StoreError
-
-    with _store(db) as store:
-        try:
-            yield store
-        except orjson.JSONDecodeError:
-            raise StoreError(f"{db}: the database is damaged: {_damaged_row(store, game)} "
-                             "(it was changed outside warlog)") from None
-        except sqlite3.OperationalError as exc:
-            if "malformed JSON" in str(exc):
-                raise StoreError(f"{db}: the database is damaged: {_damaged_row(store, game)} "
-                                 "(it was changed outside warlog)") from None
-            raise StoreError(f"{db}: cannot read the database ({exc})") from None
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{db}: the database file is damaged ({exc}); restore it from a "
-                             "copy, or import the games' replay files into a new one") from None
-        except (TypeError, KeyError, AttributeError, IndexError):
-            # A row that parses but is not an event as warlog wrote it: a changed row breaks
-            # its game's chain, and then that is the message. An intact chain means a bug.
-            damage = _broken_chain(store, game)
-            if damage is None:
-                raise
-            raise StoreError(f"{db}: the database is damaged: {damage}") from None
-
-
-@contextmanager
-def _stored_damage(ref: str, db: Path) -> Iterator[None]:
-    """Around reading a stored game (``ref`` not a file): a TypeError, KeyError, AttributeError
-    or IndexError met on its way is the database's damage if the game's chain says it was
-    changed outside warlog (one line saying so); otherwise it is a bug, and is raised."""
-    from warlog.events.store import StoreError
-
-    try:
-        yield
-    except (TypeError, KeyError, AttributeError, IndexError):
-        if Path(ref).exists():
-            raise
-        with _store(db) as store:
-            damage = _broken_chain(store, ref)
-        if damage is None:
-            raise
-        raise StoreError(f"{db}: the database is damaged: {damage}") from None
-
-
-def _events_of(ref: str, db: Path) -> list[dict]:
-    """A replay file's events, read with every check and re-derived before use (trust by
-    default: nothing from a file reaches the engine's readers unless it follows from its own
-    orders and dice), or a stored game's."""
-    from warlog.engine.verify import require_rederived
-    from warlog.events.replay_file import load_replay
-
-    path = Path(ref)
-    if path.is_file() or (path.exists() and not path.is_dir()):  # a pipe or device: refused
-        events = load_replay(path)
-        require_rederived(events, ref)
-        return events
-    with _database(db, ref) as store:
-        return store.read(ref)
-
 
 @app.command()
 def scenarios(
@@ -246,18 +59,6 @@ def scenarios(
     out.print(table)
 
 
-def _record(store, events: list[dict]) -> None:
-    """Append a whole game, accepting an identical copy already stored (simulate is repeatable)."""
-    from warlog.events.store import StoreError
-
-    game = events[0]["game"]
-    if store.has_game(game):
-        if store.read(game) == events:
-            return
-        raise StoreError(f"game {game!r} is already in the database with different events")
-    store.append(game, events, 0)
-
-
 @app.command()
 def show(
     ref: Annotated[str, typer.Argument(help="A replay file or a game id in the database.")],
@@ -269,8 +70,8 @@ def show(
     """Show a game's state: the board, turn, phase, side to move and every unit."""
     from warlog.engine.fold import replay
 
-    with friendly(), _stored_damage(ref, db):
-        events = _events_of(ref, db)
+    with friendly(), stored_damage(ref, db):
+        events = events_of(ref, db)
         upto = None
         if turn is not None:
             last_turn = max(e["turn"] for e in events)
@@ -340,7 +141,7 @@ def new(
             played = date.today().isoformat() if played is None else iso_date(played)
         except ValueError as exc:
             raise EventError(f"--date: {exc}") from None
-    with friendly(), _store(db) as store:
+    with friendly(), open_store(db) as store:
         scn = load_scenario(scenario)
         game_id = game or free_game_id(store, scn)
         new_game(store, scn, game_id, players={"red": red, "blue": blue}, dice=dice, seed=seed,
@@ -396,7 +197,7 @@ def orders(
     from warlog.notation import format_order
     from warlog.tabletop import load
 
-    with friendly(), _database(db, game) as store:
+    with friendly(), database(db, game) as store:
         current = load(store, game)
     if unit is not None and unit not in current.state.units:
         raise typer.BadParameter(f"no unit {unit!r} in {game}")
@@ -420,7 +221,7 @@ def order(
     from warlog.tabletop import record
 
     faces = _faces(dice, "--dice")
-    with friendly(), _store(db) as store:
+    with friendly(), open_store(db) as store:
         try:
             parsed = parse_order(words)
         except NotationError as exc:
@@ -446,8 +247,8 @@ def log_cmd(
     from warlog.engine.analysis import narrate_all, steps
     from warlog.engine.rules import catalogue
 
-    with friendly(), _stored_damage(ref, db):
-        events = _events_of(ref, db)
+    with friendly(), stored_damage(ref, db):
+        events = events_of(ref, db)
         lines = narrate_all(events)
         told = steps(events)
     if turn is not None and not any(e["turn"] == turn for e in events):
@@ -495,7 +296,7 @@ def verify(
         if Path(ref).exists() or ref.endswith((".jsonl", ".jsonl.gz")):
             events = load_replay(ref)  # chain, header, schema, numbering; upcast (a v1 file too)
         else:
-            with _store(db) as store:
+            with open_store(db) as store:
                 store.verify(ref)  # the chain over the stored rows, to the recorded head
                 events = store.read(ref)
     except (ReplayError, StoreError, EventError, OSError, sqlite3.Error) as exc:
@@ -519,7 +320,7 @@ def export_cmd(
     """Write a stored game as a single-file replay (gzip-compressed if --out ends in .gz)."""
     from warlog.events.replay_file import export_game
 
-    with friendly(), _database(db, game) as store:
+    with friendly(), database(db, game) as store:
         export_game(store, game, out_file)
     out.print(f"{game} written to {out_file}", markup=False)
 
@@ -537,7 +338,7 @@ def import_cmd(
     with friendly():
         events = load_replay(file)  # every check on the file itself, line by line
         report = require_rederived(events, file)  # trust by default: nothing stored otherwise
-        with _database(db) as store:
+        with database(db) as store:
             game = store_game(store, events, file)
     out.print(f"imported {game} into {db}", markup=False)
     out.print(f"  {what_was_checked(report)}", markup=False)
@@ -551,7 +352,7 @@ def games(
     """List the games in the database."""
     from dataclasses import asdict
 
-    with friendly(), _database(db) as store:
+    with friendly(), database(db) as store:
         infos = store.games()
     if as_json:
         out.print_json(json.dumps([asdict(g) for g in infos]))
@@ -579,7 +380,7 @@ def report(
     from warlog.report import report_html
 
     with friendly():
-        events = _events_of(ref, db)
+        events = events_of(ref, db)
         page = report_html(events)
         write_bytes_atomic(out_path, page.encode("utf-8"))
     out.print(f"wrote {escape(str(out_path))} ({len(page) // 1024} KiB)")
@@ -598,7 +399,7 @@ def note(
     in the battle, kept in its replay file and shown at that step in the dashboard."""
     from warlog.events.model import make_note
 
-    with friendly(), _store(db) as store:
+    with friendly(), open_store(db) as store:
         events = store.read(game)
         try:
             event = make_note(events, about, text, author)
@@ -695,7 +496,7 @@ def dashboard(
 
     from warlog.demo import ensure_demo_games
 
-    with friendly(), _store(db) as store:
+    with friendly(), open_store(db) as store:
         added = ensure_demo_games(store)
     if added:
         out.print(f"seeded {db} with {added} demo games")
@@ -765,7 +566,7 @@ def record_cmd(
 
     flag = "" if db == DEFAULT_DB else f" --db {db}"
     try:
-        with friendly(), _store(db) as store:
+        with friendly(), open_store(db) as store:
             record_game(store, Setup(scenario, game, players, dice, seed), script=script,
                         ask=lambda prompt: out.input(prompt), say=out.print, db_flag=flag)
     except RecordError as exc:
@@ -787,7 +588,7 @@ def fork_cmd(
     from warlog.tabletop import load
 
     try:
-        with friendly(), _store(db) as store:
+        with friendly(), open_store(db) as store:
             forked, cut = fork(store, game, at, new_id)
             state = load(store, forked).state
     except RecordError as exc:
@@ -826,7 +627,7 @@ def luck_cmd(
     from warlog.engine import analysis
 
     with friendly():
-        events = _events_of(ref, db)
+        events = events_of(ref, db)
     table = Table("side", "dice", "mean face", "gave", "average dice give", "luck",
                   title=f"Luck in {escape(ref)}")
     for r in analysis.luck(events):

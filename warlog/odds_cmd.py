@@ -13,12 +13,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-# The same option as warlog.cli's DbOption (not imported: cli imports this module).
-DbOption = Annotated[
-    Path,
-    typer.Option("--db", envvar="WARLOG_DB", help="SQLite database file (or set WARLOG_DB)."),
-]
-DEFAULT_DB = Path("warlog.db")
+from warlog.cli_common import DEFAULT_DB, DbOption, events_of, fail, friendly
 
 
 def _value(text: str) -> Any:
@@ -118,7 +113,6 @@ def odds(
     probability, and the average. Two unit types (--system, --period, --kind, --terrain,
     --aspect, --option) or two units of a game (FILE_OR_GAME --at SEQ --unit A --target B), or
     a battery's bombardment of a cell (FILE_OR_GAME --at SEQ --unit A --cell X,Y)."""
-    from warlog.cli import _fail, friendly
     from warlog.engine.odds import OddsError
 
     try:
@@ -141,7 +135,7 @@ def odds(
                                      "with --system), or one game (FILE_OR_GAME with --unit "
                                      "and --target)")
     except OddsError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         raise typer.Exit(1) from None
     if as_json:
         print(json.dumps({"title": title, **result.as_dict()}, indent=2))
@@ -180,7 +174,6 @@ def _hypothetical(types: list[str], system, period, kind, terrain, aspect, grid,
 
 def _in_game(ref: str, at, unit, struck: tuple, kind, choice, db: Path,
              hypothetical_only: tuple):
-    from warlog.cli import _events_of
     from warlog.engine.fold import replay
     from warlog.engine.odds import attack, bombard_cell
 
@@ -192,7 +185,7 @@ def _in_game(ref: str, at, unit, struck: tuple, kind, choice, db: Path,
     if aimed is None and (target is None or (unit is None and kind != "barrage")):
         raise typer.BadParameter("a game needs --unit (the attacker) and --target (a barrage: "
                                  "--target only; a battery: --cell X,Y instead of --target)")
-    events = _events_of(ref, db)
+    events = events_of(ref, db)
     last = events[-1]["seq"]
     if at is not None and not 1 <= at <= last:
         raise typer.BadParameter(f"--at: event {at} is not in this game (1 to {last})")

@@ -19,6 +19,8 @@ import typer
 from rich.markup import escape
 from rich.table import Column, Table
 
+from warlog.cli_common import DEFAULT_DB, database, err, fail, friendly, open_store, out
+
 STORE_BATCH = 500
 """Games played between two writes to the database when a study stores its games: the games
 waiting are held as JSON (about 100 KB a game), so a long study never holds more than this."""
@@ -26,18 +28,29 @@ ANALYZE_PROGRESS_MIN = 20  # inputs to read before analyze shows a progress bar
 SIMULATE_BY = ("scenario", "policies", "first")
 
 
+def _record(store, events: list[dict]) -> None:
+    """Append a whole game, accepting an identical copy already stored (simulate is repeatable)."""
+    from warlog.events.store import StoreError
+
+    game = events[0]["game"]
+    if store.has_game(game):
+        if store.read(game) == events:
+            return
+        raise StoreError(f"game {game!r} is already in the database with different events")
+    store.append(game, events, 0)
+
+
 @contextmanager
 def _friendly() -> Iterator[None]:
-    """cli.friendly, and a study's own mistakes (a bad --by key, a malformed study file) as one
+    """cli_common.friendly, and a study's own mistakes (a bad --by key, a malformed study file) as one
     line and exit code 1 too."""
-    from warlog.cli import _fail, friendly
     from warlog.study import StudyError
 
     with friendly():
         try:
             yield
         except StudyError as exc:
-            _fail(str(exc))
+            fail(str(exc))
             raise typer.Exit(1) from None
 
 
@@ -107,7 +120,6 @@ def simulate(
 def _one_game(task, out_file: Path | None, db: Path | None, store: bool, as_json: bool) -> None:
     """simulate as it always was: play, write the replay, record it (in --db, or in warlog.db
     when no replay file is asked for, or with --store), print one line."""
-    from warlog.cli import DEFAULT_DB, _record, _store, out
     from warlog.engine.bots import play_out
     from warlog.events.replay_file import write_replay
     from warlog.study import game_id, summarize
@@ -121,7 +133,7 @@ def _one_game(task, out_file: Path | None, db: Path | None, store: bool, as_json
         if out_file is not None:
             write_replay(out_file, game.events)
         if db is not None or out_file is None or store:
-            with _store(db or DEFAULT_DB) as st:
+            with open_store(db or DEFAULT_DB) as st:
                 _record(st, game.events)
     if as_json:
         out.print_json(json.dumps(summarize(game.events)))
@@ -134,13 +146,12 @@ def _one_game(task, out_file: Path | None, db: Path | None, store: bool, as_json
 
 def _study(tasks: list, scheduler: str, workers: int | None, out_file: Path | None,
            db: Path | None, as_json: bool) -> None:
-    from warlog.cli import DEFAULT_DB, _database
     from warlog.study_io import write_rows
 
     scn, store = tasks[0].scenario, tasks[0].keep_events
     with _friendly():
         if store:
-            with _database(db or DEFAULT_DB) as st:
+            with database(db or DEFAULT_DB) as st:
                 rows = _play(tasks, scheduler, workers, scn.id, st)
         else:
             rows = _play(tasks, scheduler, workers, scn.id, None)
@@ -159,7 +170,6 @@ def _play(tasks: list, scheduler: str, workers: int | None, label: str, store) -
     stay recorded, and the line says how many)."""
     import orjson
 
-    from warlog.cli import _record, err
     from warlog.jobs import JobError, JobInterrupted, resolve_scheduler, run_tasks
     from warlog.progress import INTERRUPTED_EXIT, progress_bar
     from warlog.study import play_task
@@ -187,9 +197,7 @@ def _play(tasks: list, scheduler: str, workers: int | None, label: str, store) -
         err.print(escape(f"stopped after {done:,} of {total:,} games{kept}"))
         raise typer.Exit(INTERRUPTED_EXIT) from None
     except JobError as exc:
-        from warlog.cli import _fail
-
-        _fail(str(exc))
+        fail(str(exc))
         raise typer.Exit(1) from None
     return rows
 
@@ -212,7 +220,6 @@ def analyze(
     """Balance figures over recorded games: win rates with 95% intervals, game lengths,
     attrition and exhaustion per group, and which groups are lopsided. Games not finished are
     counted apart, never as draws."""
-    from warlog.cli import DEFAULT_DB
     from warlog.study import parse_by
 
     with _friendly():
@@ -245,9 +252,8 @@ def _inputs(files: list[Path], db: Path | None) -> Iterator[tuple[str, Any]]:
     for f in files:
         yield kind_of(f), f
     if db is not None:
-        from warlog.cli import _database
 
-        with _database(db) as store:
+        with database(db) as store:
             ids = [g.id for g in store.games() if g.events]
         for gid in ids:
             yield "stored", gid
@@ -255,7 +261,6 @@ def _inputs(files: list[Path], db: Path | None) -> Iterator[tuple[str, Any]]:
 
 def _gather(files: list[Path], db: Path | None) -> tuple[list[dict], int]:
     """Every game's row (a game id met twice is counted once), read in the order given."""
-    from warlog.cli import _database, err
     from warlog.engine.verify import require_rederived
     from warlog.events.replay_file import load_replay
     from warlog.progress import INTERRUPTED_EXIT, progress_bar
@@ -269,7 +274,7 @@ def _gather(files: list[Path], db: Path | None) -> tuple[list[dict], int]:
     try:
         with progress_bar("analyze", noun="inputs", console=err,
                           enabled=len(inputs) >= ANALYZE_PROGRESS_MIN) as progress, \
-                (_database(db) if db is not None else nullcontext()) as store:
+                (database(db) if db is not None else nullcontext()) as store:
             progress(0, len(inputs))
             for kind, source in inputs:
                 if kind == "replay":  # trust by default: a file's game must re-derive
@@ -325,8 +330,6 @@ def _report(rows: list[dict], by: tuple[str, ...], title: str, as_json: bool,
     """The study: JSON, or a table of the groups and the lopsided report. A key every group
     shares goes in the heading rather than in a column of the same word."""
     from rich import box
-
-    from warlog.cli import out
     from warlog.study import LOPSIDED_RULE, aggregate, describe, lopsided
 
     groups = aggregate(rows, by)

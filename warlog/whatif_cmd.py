@@ -14,18 +14,13 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-out = Console(highlight=False, soft_wrap=True)
+from warlog.cli_common import (DEFAULT_DB, DbOption, OneLineErrors, events_of, fail, friendly,
+                                out, stored_damage)
 
 RefArg = Annotated[str, typer.Argument(help="A replay file or a game id in the database.")]
-DbOption = Annotated[
-    Path,
-    typer.Option("--db", envvar="WARLOG_DB", help="SQLite database file (or set WARLOG_DB)."),
-]
-DEFAULT_DB = Path("warlog.db")
 PlayoutsOpt = Annotated[int, typer.Option("--playouts", "-n", help="Playouts (per turn, for a curve).")]
 SeedOpt = Annotated[int, typer.Option(help="Seed of the playouts: same seed, same numbers.")]
 ModeOpt = Annotated[str, typer.Option(
@@ -44,17 +39,13 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 def _fail(message: str) -> None:
-    from warlog.cli import _fail as fail
-
     fail(message)
     raise typer.Exit(1)
 
 
 def _load(ref: str, db: Path) -> list[dict]:
-    from warlog.cli import _events_of, _stored_damage, friendly
-
-    with friendly(), _stored_damage(ref, db):
-        return _events_of(ref, db)
+    with friendly(), stored_damage(ref, db):
+        return events_of(ref, db)
 
 
 def _runner(label: str):
@@ -132,7 +123,6 @@ def winprob(
     """A game's win probability turn by turn (P(red wins) at the start of each turn, like a
     chess evaluation graph), with its turning points; stored beside a game in the database
     (the dashboard draws it), recomputed once the game grows."""
-    from warlog.cli import friendly
     from warlog.engine.whatif import WhatIfError
     from warlog.events.analysis_store import AnalysisStore
     from warlog.whatif_job import check_args, curve_params, policies_for, run_curve
@@ -185,9 +175,8 @@ def _print_curve(curve: dict[str, Any], stored: bool, reused: bool, db: Path) ->
 
 def main() -> None:
     """Both commands as a program of their own (`python -m warlog.whatif_cmd whatif ...`)."""
-    from warlog.cli import _OneLineErrors
 
-    app = typer.Typer(cls=_OneLineErrors, add_completion=False, pretty_exceptions_enable=False)
+    app = typer.Typer(cls=OneLineErrors, add_completion=False, pretty_exceptions_enable=False)
     app.command()(whatif)
     app.command()(winprob)
     app()

@@ -31,9 +31,9 @@ SCENARIO = "ancients-river-crossing"  # small (4v4 on 12x8), ~20 ms a random gam
 RANDOM = ("--red", "random", "--blue", "random")
 APP_SOURCE = """
 import typer
-from warlog.cli import _OneLineErrors
+from warlog.cli_common import OneLineErrors
 from warlog.study_cmd import analyze, simulate
-app = typer.Typer(cls=_OneLineErrors, add_completion=False, pretty_exceptions_enable=False)
+app = typer.Typer(cls=OneLineErrors, add_completion=False, pretty_exceptions_enable=False)
 app.command("simulate")(simulate)
 app.command("analyze")(analyze)
 """
@@ -212,10 +212,8 @@ def test_ctrl_c_keeps_the_batches_already_recorded(monkeypatch):
 
 
 def test_ctrl_c_while_recording_keeps_what_was_recorded(monkeypatch):
-    import warlog.cli
-
     recorded = [0]
-    real = warlog.cli._record
+    real = warlog.study_cmd._record
 
     def record(store, events):
         if recorded[0] == 5:
@@ -223,7 +221,7 @@ def test_ctrl_c_while_recording_keeps_what_was_recorded(monkeypatch):
         real(store, events)
         recorded[0] += 1
 
-    monkeypatch.setattr(warlog.cli, "_record", record)
+    monkeypatch.setattr(warlog.study_cmd, "_record", record)
     monkeypatch.setattr(warlog.study_cmd, "STORE_BATCH", 4)
     result = run("simulate", SCENARIO, "--games", "12", *RANDOM, "--store", "--db", "s.db",
                  ok=False)

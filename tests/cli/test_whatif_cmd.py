@@ -14,14 +14,14 @@ from typer.testing import CliRunner
 from whatif_games import bot_game
 
 from warlog import jobs
-from warlog.cli import _OneLineErrors
+from warlog.cli_common import OneLineErrors
 from warlog.events.analysis_store import AnalysisStore
 from warlog.events.model import make_note
 from warlog.events.replay_file import write_replay
 from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.whatif_cmd import whatif, winprob
 
-app = typer.Typer(cls=_OneLineErrors, add_completion=False, pretty_exceptions_enable=False)
+app = typer.Typer(cls=OneLineErrors, add_completion=False, pretty_exceptions_enable=False)
 app.command()(whatif)
 app.command()(winprob)
 runner = CliRunner()

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from warlog.engine import analysis
+from warlog.engine import analysis, narration
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.state import GameState, other_side
@@ -45,14 +45,14 @@ class Question:
 
 def _resolution_question(step: analysis.Step, i: int, e: Event, before: GameState) -> Question:
     rules = tuple(e.get("rules", ()))
-    said = analysis.narrate(e, before)
+    said = narration.narrate(e, before)
     if e["kind"] == "hits_inflicted":
         who = (f"{e['source']} {'shoots' if e['attack'] == 'shooting' else 'fights'} {e['target']}"
                if e["source"] is not None else f"The barrage strikes {e['target']}")
         return Question(step.index, i, "hits", f"{who}, and the die shows {e['die']}. How many "
                         "hits does it score?", (), str(e["hits"]), rules, said)
     if e["kind"] == "attack_rolled":
-        verb = analysis.ATTACK_VERBS[e["attack"]]
+        verb = narration.ATTACK_VERBS[e["attack"]]
         return Question(step.index, i, "hit", f"{e['source']} {verb} {e['target']}, and the die "
                         f"shows {e['die']}. Does it hit?", ("hit", "miss"),
                         "hit" if e["hit"] else "miss", rules, said)
@@ -99,7 +99,7 @@ def _legal_question(step: analysis.Step, head: Event, before: GameState,
         return None
     coin = hashlib.sha256(f"{head['game']}:{head['seq']}".encode()).digest()[0] % 2
     shown = variant if coin else played
-    text = analysis.order_text(shown.model_dump(), head["side"], head["phase"])
+    text = narration.order_text(shown.model_dump(), head["side"], head["phase"])
     try:
         get_ruleset(before.rule_system).check(before, shown)
     except IllegalOrder as exc:
@@ -109,7 +109,7 @@ def _legal_question(step: analysis.Step, head: Event, before: GameState,
         why = "Legal: the rules allow it."
     if shown is not played:
         why += (" What was played: "
-                + analysis.order_text(played.model_dump(), head["side"], head["phase"]) + ".")
+                + narration.order_text(played.model_dump(), head["side"], head["phase"]) + ".")
     return Question(step.index, step.first, "legal", f"{head['side']} orders: {text}. Is that "
                     "order legal?", ("legal", "illegal"), answer, rules, why)
 

@@ -9,6 +9,34 @@ split between the workers at the start, and the short tests stolen at the end ev
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import orjson
+import pytest
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
 
 def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: slow first
+
+
+@pytest.fixture(scope="session")
+def bundled_games() -> dict[str, list[dict]]:
+    """The event logs of a bot game of every bundled scenario (seed 7), a random game, and every
+    golden game: played once per worker, read by the analysis and the narration tests."""
+    from warlog.engine.bots import play_out
+    from warlog.engine.scenario import bundled_scenarios, load_scenario
+
+    out = {sc.id: play_out(f"g-{sc.id}", sc, seed=7).events for sc in bundled_scenarios()}
+    out["random"] = play_out("g-random", load_scenario("ancients-river-crossing"), seed=3,
+                             red="random", blue="random").events
+    for path in sorted(GOLDEN.glob("*.events.jsonl")):
+        out[path.name] = [orjson.loads(line) for line in path.read_bytes().splitlines() if line]
+    return out
+
+
+@pytest.fixture(scope="session")
+def river_game(bundled_games) -> list[dict]:
+    """The river crossing's game of bundled_games (seed 7, the tactician on both sides)."""
+    return bundled_games["ancients-river-crossing"]

@@ -215,7 +215,7 @@ def order(
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Record one order of a tabletop game: checked by the rules, then appended."""
-    from warlog.engine.analysis import narrate_all
+    from warlog.engine.narration import narrate_all
     from warlog.engine.fold import replay
     from warlog.notation import NotationError, parse_order
     from warlog.tabletop import record
@@ -244,7 +244,8 @@ def log_cmd(
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """The game as a commentary: every event in plain words, with the rules it applied."""
-    from warlog.engine.analysis import narrate_all, steps
+    from warlog.engine.analysis import steps
+    from warlog.engine.narration import narrate_all
     from warlog.engine.rules import catalogue
 
     with friendly(), stored_damage(ref, db):

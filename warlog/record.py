@@ -583,7 +583,7 @@ class Table:
     def _said(self, new: list[Event]) -> None:
         from rich.markup import escape
 
-        from warlog.engine.analysis import narrate_all
+        from warlog.engine.narration import narrate_all
 
         lines = narrate_all(self.rec.events)[-len(new):]
         for event, line in zip(new, lines):

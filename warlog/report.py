@@ -16,7 +16,7 @@ import plotly.io as pio
 import plotly.offline
 
 from warlog.dashboard import board, charts
-from warlog.engine import analysis
+from warlog.engine import analysis, narration
 from warlog.engine.fold import Timeline
 from warlog.engine.rules import catalogue
 
@@ -75,7 +75,7 @@ def _chart(fig) -> str:
 
 def _narration(events: list[Event]) -> str:
     rules = catalogue()
-    lines = analysis.narrate_all(events)
+    lines = narration.narrate_all(events)
     parts, turn = [], None
     for e, line in zip(events, lines):
         if e["kind"] in ("state_checksum", "note"):

@@ -21,7 +21,7 @@ from typing import Any
 import streamlit as st
 
 from warlog.dashboard import board, charts, data, scrub, teach
-from warlog.engine import analysis, reach
+from warlog.engine import analysis, narration, reach
 from warlog.engine.fold import evolve
 from warlog.engine.rules import catalogue
 from warlog.engine.rulesets import get_ruleset
@@ -226,7 +226,7 @@ def step_events(tl, events: list[Event], step: analysis.Step, notes: list[Event]
         for i in range(step.first, upto + 1):
             e = events[i]
             if e["kind"] != "note":
-                st.markdown(f":gray[`{e['seq']}` {e['kind']}] {analysis.narrate(e, state)}")
+                st.markdown(f":gray[`{e['seq']}` {e['kind']}] {narration.narrate(e, state)}")
                 if e.get("rules"):
                     st.caption(_rule_lines(e["rules"]))
             state = evolve(state, e, check=False)

@@ -10,27 +10,21 @@ import orjson
 import pytest
 
 from warlog.engine import analysis
-from warlog.engine.bots import play_out
-from warlog.engine.fold import Timeline, evolve, replay
+from warlog.engine.fold import Timeline, replay
 from warlog.engine.scenario import bundled_scenarios, load_scenario
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 BUNDLED_MELEE = {sc.id for sc in bundled_scenarios() if sc.period == "ancients"}
 
 
-@pytest.fixture(scope="module")
-def games() -> dict[str, list[dict]]:
-    out = {sc.id: play_out(f"g-{sc.id}", sc, seed=7).events for sc in bundled_scenarios()}
-    out["random"] = play_out("g-random", load_scenario("ancients-river-crossing"), seed=3,
-                             red="random", blue="random").events
-    for path in sorted(GOLDEN.glob("*.events.jsonl")):
-        out[path.name] = [orjson.loads(line) for line in path.read_bytes().splitlines() if line]
-    return out
+@pytest.fixture
+def games(bundled_games) -> dict[str, list[dict]]:
+    return bundled_games
 
 
-@pytest.fixture(scope="module")
-def river() -> list[dict]:
-    return play_out("g1", load_scenario("ancients-river-crossing"), seed=7).events
+@pytest.fixture
+def river(river_game) -> list[dict]:
+    return river_game
 
 
 def _side_of(events: list[dict]) -> dict[str, str]:
@@ -249,27 +243,6 @@ def test_expected_hits_uses_the_rules_rounding():
     assert analysis.expected_hits(disordered) == pytest.approx((0 + 1 + 2 + 3 + 4 + 5) / 6)
 
 
-def test_narrate_explains_the_arithmetic(river):
-    state = replay(river)
-    shot = {"kind": "hits_inflicted", "seq": 99, "attack": "shooting", "source": "r-arc-1",
-            "target": "b-skm-1", "die": 4, "modifier": 0, "base": 4, "doubled": False,
-            "halvings": ["armour"], "hits": 2, "total": 5}
-    assert analysis.narrate(shot, state) == (
-        "r-arc-1 shoots b-skm-1: die 4 + 0 = 4, halved for armour -> 2 hits (total 5 of 10).")
-    melee = dict(shot, attack="melee", die=3, modifier=1, doubled=True, halvings=[], hits=8)
-    assert "fights" in analysis.narrate(melee, state)
-    assert "doubled (flank or rear) = 8 -> 8 hits" in analysis.narrate(melee, state)
-
-
-def test_every_event_of_every_game_narrates(games):
-    for name, events in games.items():
-        lines = analysis.narrate_all(events)
-        assert len(lines) == len(events)
-        for line, e in zip(lines, events):
-            assert line and not line.startswith(e["kind"]), (name, e["seq"], line)
-        assert "Game over" in lines[-1] or events[-1]["kind"] != "game_ended"
-
-
 def test_highlights_mark_paths_attacks_and_removals(games):
     for name, events in games.items():
         tl = Timeline(events)
@@ -292,15 +265,6 @@ def test_highlights_mark_paths_attacks_and_removals(games):
                     assert h["to"] == state.units[h["target"]].cell
         if name in BUNDLED_MELEE:  # bot games on the melee periods' bundled scenarios
             assert kinds["path"] and kinds["melee"] and kinds["removed"], name
-
-
-def test_narrate_sees_the_state_before_the_event(river):
-    state = None
-    for e in river[:12]:
-        line = analysis.narrate(e, state)
-        if e["kind"] == "unit_moved":
-            assert f"({e['to_cell'][0]}, {e['to_cell'][1]})" in line
-        state = evolve(state, e)
 
 
 def test_exhaustion_adds_up_strength_lost_against_a_one_third_reference(games):
@@ -366,17 +330,3 @@ def test_luck_over_time_ends_at_the_luck_of_the_whole_game(games):
         for side in ("red", "blue"):
             final = [r for r in rows if r["side"] == side][-1]["luck"]
             assert abs(final - whole[side]) < 0.02, (name, side)
-
-
-def test_a_hits_line_names_whose_modifier_it_adds():
-    events = play_out("mods", load_scenario("ww2-villers-bocage"), seed=4).events
-    state, seen = None, 0
-    for e in events:
-        if e["kind"] == "hits_inflicted" and e["modifier"] and e["source"]:
-            line = analysis.narrate(e, state)
-            source, target = state.units[e["source"]].type, state.units[e["target"]].type
-            sign = f"+ {e['modifier']}" if e["modifier"] > 0 else f"- {-e['modifier']}"
-            assert f"die {e['die']} {sign} ({source} shooting at {target}) = {e['base']}" in line
-            seen += 1
-        state = evolve(state, e, check=False)
-    assert seen

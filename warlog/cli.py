@@ -563,7 +563,8 @@ def record_cmd(
 ) -> None:
     """Record a game at the table, turn by turn and phase by phase (or from a --script): every
     order checked by the rules, the real dice entered, undo, notes; quit and carry on later."""
-    from warlog.record import RecordError, Setup, record_game
+    from warlog.record import RecordError, Setup
+    from warlog.record_table import record_game
 
     flag = "" if db == DEFAULT_DB else f" --db {db}"
     try:

@@ -21,7 +21,8 @@ from warlog.engine.verify import retraction, verify
 from warlog.events.model import ShootOrder
 from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.events.store import ConcurrencyError
-from warlog.record import Recorder, Table, rest_points
+from warlog.record import Recorder, rest_points
+from warlog.record_table import Table
 from warlog.tabletop import record as record_order
 
 from builders import mutated
@@ -459,7 +460,8 @@ def test_the_prompt_completes_the_legal_orders_and_the_tables_words(tmp_path, sc
     from warlog.engine.game import legal_orders
     from warlog.events.sqlite_store import SQLiteEventStore
     from warlog.notation import format_order
-    from warlog.record import Recorder, Table
+    from warlog.record import Recorder
+    from warlog.record_table import Table
 
     with SQLiteEventStore(scripted) as store:
         rec = Recorder(store, GAME)

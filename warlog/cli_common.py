@@ -54,6 +54,8 @@ DEFAULT_DB = Path("warlog.db")
 
 
 def user_errors() -> tuple[type[Exception], ...]:
+    """The errors a user's input can cause: each is shown as its one-line message (imported when
+    needed, so a command that meets none of them does not load the engine)."""
     from warlog.engine.dice import DiceError
     from warlog.engine.fold import FoldError
     from warlog.engine.rules import IllegalOrder
@@ -85,7 +87,7 @@ def friendly() -> Iterator[None]:
     except user_errors() as exc:
         fail(str(exc))
         raise typer.Exit(1) from None
-    except sqlite3.Error as exc:  # a damaged or busy database file, met outside database
+    except sqlite3.Error as exc:  # a damaged or busy database file, met outside database()
         fail(f"the database cannot be read ({exc})")
         raise typer.Exit(1) from None
 

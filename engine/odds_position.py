@@ -131,13 +131,13 @@ def position(system: str, period: str | None, attacker_type: str | None, target_
     if kind == "melee" and reach != 1:
         raise OddsError("distance: a melee is fought between adjacent units (distance 1)")
     approach = _approach(system, kind, extras)
+    tests = _disorder_tests(extras) if system == "density" and "disorder" in extras else []
     width, height, row = 3 + reach + approach + 4, 7, 3
     board = make_grid(grid, width, height)
     t_cell, a_cell = (3, row), (3 + reach, row)
     start_cell = (3 + reach + approach, row)
     t_facing = _facing_for(board, t_cell, aspect)
-    units = [_unit("attacker", "red", attacker_type, start_cell,
-                   _start_facing(system, board, extras)),
+    units = [_unit("attacker", "red", attacker_type, start_cell, _start_facing(board, tests)),
              _unit("target", "blue", target_type, t_cell, t_facing),
              _unit("attacker-reserve", "red", _reserve_type(table, period, attacker_type),
                    (0, 0), "E"),
@@ -165,7 +165,7 @@ def position(system: str, period: str | None, attacker_type: str | None, target_
         return game.state
     if scenario.options.get("trenches"):
         _dig_in(game)
-    _prepare(game, system, kind, board, data["units"][0], extras)
+    _prepare(game, system, kind, board, tests, extras)
     if approach:
         _close_in(game, system, board, a_cell, start_cell)
     return game.state
@@ -197,13 +197,10 @@ def _unit(uid: str, side: str, unit_type: str, cell: tuple[int, int], facing: st
     return {"id": uid, "side": side, "type": unit_type, "cell": list(cell), "facing": facing}
 
 
-def _start_facing(system: str, board: Any, extras: dict[str, Any]) -> str:
+def _start_facing(board: Any, tests: list[int]) -> str:
     """The attacker's facing when the game starts: west, toward the target, unless disorder
-    tests (density) are to turn it in place there, once a test, ending facing west."""
-    if system != "density" or "disorder" not in extras:
-        return "W"
-    away = next(f for f in board.facings if f != "W")
-    return away if len(_disorder_tests(extras)) % 2 else "W"
+    ``tests`` (density) are to turn it in place there, once a test, ending facing west."""
+    return next(f for f in board.facings if f != "W") if len(tests) % 2 else "W"
 
 
 def _disorder_tests(extras: dict[str, Any]) -> list[int]:
@@ -217,13 +214,14 @@ def _disorder_tests(extras: dict[str, Any]) -> list[int]:
     return [min(most, figures - done) for done in range(0, figures, most or 1)]
 
 
-def _prepare(game: Game, system: str, kind: str, board: Any, attacker: dict[str, Any],
+def _prepare(game: Game, system: str, kind: str, board: Any, tests: list[int],
              extras: dict[str, Any]) -> None:
     """Conditions a turn before leaves in the real state: density's disorder, made by the
-    attacker turning in place with disorder tests; a Napoleonic battery's aim at the cell."""
-    if system == "density" and extras.get("disorder"):
-        facing = attacker["facing"]
-        for face in _disorder_tests(extras):
+    attacker turning in place with the disorder ``tests``; a Napoleonic battery's aim at the
+    cell."""
+    if tests:
+        facing = _start_facing(board, tests)
+        for face in tests:
             facing = "W" if facing != "W" else next(f for f in board.facings if f != "W")
             _advance(game, "actions")
             game.play(RouteOrder(unit="attacker", facing=facing), dice=RecordedDice([face]))

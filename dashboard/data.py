@@ -42,7 +42,7 @@ from warlog.events.sqlite_store import SQLiteEventStore
 
 Event = dict[str, Any]
 DEFAULT_DB = "warlog.db"
-REPLAY_TYPES = ["jsonl", "gz"]  # what `warlog export` writes: NAME.jsonl, or NAME.jsonl.gz compressed
+REPLAY_TYPES = ["jsonl", "gz"]  # what `warlog export` writes: NAME.jsonl, or NAME.jsonl.gz
 
 
 def db_path() -> str:

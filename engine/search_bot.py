@@ -141,7 +141,8 @@ class DeepSearch(Search):
     two also show what it sets up for the turn after. Against the tactician it wins more often
     in five of the six seats of the bundled Ancients scenarios, on two sets of 100 seeds (four
     of them beyond chance in a paired test over 200), and ties in the sixth, where the tactician
-    already wins 98% (benchmarks/bots_league.py; docs/bots.md has the tables). About 2.8 times the search's work."""
+    already wins 98% (benchmarks/bots_league.py; docs/bots.md has the tables). About 2.8 times
+    the search's work."""
 
     name = "deep-search"
     answers = 2

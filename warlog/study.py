@@ -10,7 +10,6 @@ here is arithmetic over rows in the order given: the same rows give the same num
 from __future__ import annotations
 
 import math
-
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import median

@@ -71,7 +71,8 @@ def choose_source() -> tuple[str, list[Event]] | str | None:
     upload = st.sidebar.file_uploader("Replay file (.jsonl or .jsonl.gz)", type=data.REPLAY_TYPES,
                                       key="upload", help="A file written by `warlog export`.")
     if upload is None:
-        st.info("Upload a warlog replay file (.jsonl, or .jsonl.gz compressed) in the sidebar to watch it here.")
+        st.info("Upload a warlog replay file (.jsonl, or .jsonl.gz compressed) in the sidebar to "
+                "watch it here.")
         return None
     raw = upload.getvalue()
     try:

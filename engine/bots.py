@@ -16,7 +16,7 @@ from warlog.engine.rulesets.tables import load_table
 from warlog.engine.scenario import Scenario
 from warlog.engine.state import GameState, Unit
 from warlog.engine.rulesets import get_ruleset
-from warlog.events.model import (
+from warlog.events.orders import (
     BarrageOrder,
     BombardOrder,
     EndPhaseOrder,

@@ -17,7 +17,7 @@ from warlog.engine.rulesets import get_ruleset
 from warlog.engine.scenario import Scenario
 from warlog.engine.state import GameState
 from warlog.events import model
-from warlog.events.model import EndPhaseOrder, Order
+from warlog.events.orders import EndPhaseOrder, Order
 
 Event = dict[str, Any]
 

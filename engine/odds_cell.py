@@ -17,7 +17,7 @@ from warlog.engine.geometry import Cell
 from warlog.engine.odds import Odds, OddsError, _unit, leaves, summarise
 from warlog.engine.odds_systems import _ordered
 from warlog.engine.state import GameState
-from warlog.events.model import BombardOrder
+from warlog.events.orders import BombardOrder
 
 SYSTEMS = ("frontier",)
 """Where a bombardment of an empty cell is an order (napoleonic's battery fires only at an

@@ -21,7 +21,7 @@ from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets.tables import load_table, periods, systems
 from warlog.engine.scenario import ScenarioError, scenario_from_dict
 from warlog.engine.state import GameState
-from warlog.events.model import (
+from warlog.events.orders import (
     BarrageOrder,
     BombardOrder,
     EndPhaseOrder,

@@ -18,7 +18,7 @@ from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import density_combat, get_ruleset, ohw_phases
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.events import model
-from warlog.events.model import (
+from warlog.events.orders import (
     BarrageOrder,
     BombardOrder,
     FightOrder,

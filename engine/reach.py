@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from warlog.engine.geometry import Cell
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.state import GameState
-from warlog.events.model import (BombardOrder, FightOrder, MeleeOrder, MoveOrder, RouteOrder,
-                                 ShootOrder)
+from warlog.events.orders import (BombardOrder, FightOrder, MeleeOrder, MoveOrder, RouteOrder,
+                                  ShootOrder)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from warlog.engine.rulesets import get_ruleset
 from warlog.engine.rulesets.common import objectives_held
 from warlog.engine.state import GameState, other_side
 from warlog.engine.tactician import Tactician
-from warlog.events.model import MoveOrder, Order, RouteOrder
+from warlog.events.orders import MoveOrder, Order, RouteOrder
 
 _MASK = (1 << 64) - 1
 MAX_PLAYOUT_ORDERS = 2_000  # a playout that needs more is a policy looping, not a long turn

@@ -27,8 +27,8 @@ from warlog.engine.bots import (_combat_table, _defensive_ground, _end_cell, _is
 from warlog.engine.dice import SplitMix64
 from warlog.engine.rulesets import get_ruleset, ohw_combat
 from warlog.engine.state import GameState, Unit
-from warlog.events.model import (EndPhaseOrder, FightOrder, MeleeOrder, MoveOrder, Order,
-                                 RouteOrder, ShootOrder)
+from warlog.events.orders import (EndPhaseOrder, FightOrder, MeleeOrder, MoveOrder, Order,
+                                  RouteOrder, ShootOrder)
 
 ATTACK_BASE = 20.0  # an attack worth making outranks any move
 SHOT_BASE = 10.0

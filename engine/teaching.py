@@ -20,7 +20,7 @@ from warlog.engine import analysis, narration
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.state import GameState, other_side
-from warlog.events.model import Order, parse_order
+from warlog.events.orders import Order, parse_order
 
 Event = dict[str, Any]
 RESOLUTIONS = ("hits_inflicted", "attack_rolled", "melee_rolled", "combat_fought")

@@ -32,7 +32,7 @@ from warlog.engine.rules import IllegalOrder
 from warlog.engine.scenario import ScenarioError
 from warlog.engine.state import GameState
 from warlog.events import model
-from warlog.events.model import Order, parse_order
+from warlog.events.orders import Order, parse_order
 from warlog.events.replay_file import ReplayError
 
 Event = dict[str, Any]

@@ -33,7 +33,7 @@ from warlog.engine.game import decide
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.state import SIDES, GameState
-from warlog.events.model import parse_order
+from warlog.events.orders import parse_order
 
 Event = dict[str, Any]
 

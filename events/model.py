@@ -1,4 +1,5 @@
-"""What happened in a game: one pydantic model per event kind under a common envelope.
+"""What happened in a game: one pydantic model per event kind under a common envelope (the
+orders some of them carry are in events/orders.py).
 
 The models are the schema. Inside a running process the canonical form of an event is its JSON
 dict (``event.model_dump(mode="json")``): that is what the store writes, what the fold reads and
@@ -11,25 +12,12 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Any, ClassVar, Literal, Union
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Field,
-    SerializerFunctionWrapHandler,
-    TypeAdapter,
-    ValidationError,
-    model_serializer,
-)
+from pydantic import (AfterValidator, BaseModel, Field, SerializerFunctionWrapHandler, TypeAdapter,
+                      ValidationError, model_serializer)
+
+from warlog.events.orders import Cell, Order, Side, StrictModel
 
 SCHEMA_VERSION = 2
-
-Cell = tuple[int, int]
-Side = Literal["red", "blue"]
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class OmitsUnset(BaseModel):
@@ -47,127 +35,7 @@ class OmitsUnset(BaseModel):
         return data
 
 
-# ----------------------------------------------------------------------------------------------
-# Orders: what a player (or bot, or a recorded tabletop move) asked for.
-
-
-class MoveOrder(_Strict):
-    """Turn to ``facing`` (the direction of travel), go ``distance`` cells straight ahead, then
-    turn to ``end_facing``. With ``attack`` the move ends next to that enemy, facing it."""
-
-    type: Literal["move"] = "move"
-    unit: str
-    facing: str
-    distance: int = Field(ge=0)
-    end_facing: str | None = None
-    attack: str | None = None
-
-
-class ShootOrder(_Strict):
-    type: Literal["shoot"] = "shoot"
-    unit: str
-    target: str
-
-
-class TurnToFaceOrder(_Strict):
-    """A unit attacked in flank or rear turns, in its own turn, to face that attacker."""
-
-    type: Literal["turn_to_face"] = "turn_to_face"
-    unit: str
-    enemy: str
-
-
-class RouteOrder(_Strict):
-    """Free-turning movement (Machine Age, WWII): the cells entered, in order, each next to the
-    one before, and the facing at the end. An empty path with a new facing is a pivot."""
-
-    type: Literal["route"] = "route"
-    unit: str
-    path: tuple[Cell, ...] = ()
-    facing: str
-
-
-class FormationOrder(_Strict):
-    """Change a unit's formation at the start of its turn (Horse & Musket's square)."""
-
-    type: Literal["formation"] = "formation"
-    unit: str
-    formation: Literal["square", "line", "column", "limbered", "unlimbered"]
-
-
-class RolesOrder(_Strict):
-    """The winner of the pre-game roll-off names the defending side (Machine Age trenches)."""
-
-    type: Literal["roles"] = "roles"
-    defender: Side
-
-
-class BarrageOrder(_Strict):
-    """The attacker names the targets of the pre-game barrage (Machine Age trenches)."""
-
-    type: Literal["barrage"] = "barrage"
-    targets: tuple[str, ...]
-
-
-class MeleeOrder(_Strict):
-    """A melee attack on an adjacent enemy (the Portable Wargame): resolved at once."""
-
-    type: Literal["melee"] = "melee"
-    unit: str
-    target: str
-
-
-class HitChoiceOrder(_Strict):
-    """The owner's choice for a hit unit (hit table 4-6): retreat a cell or lose a strength
-    point. Given by the side that owns the unit, whoever's turn it is."""
-
-    type: Literal["hit_choice"] = "hit_choice"
-    unit: str
-    choice: Literal["retreat", "lose"]
-
-
-class BombardOrder(_Strict):
-    """A battery fires at a cell (Frontier's artillery phase)."""
-
-    type: Literal["bombard"] = "bombard"
-    unit: str
-    cell: Cell
-
-
-class FightOrder(_Strict):
-    """Frontier's combat: every unit of the side next to ``target`` and facing it attacks it;
-    ``advance``: if they win, the faced attacker takes the vacated cell."""
-
-    type: Literal["fight"] = "fight"
-    target: str
-    advance: bool = False
-
-
-class ReformOrder(_Strict):
-    """A unit's action to bring its figures out of formation back into the ranks (density)."""
-
-    type: Literal["reform"] = "reform"
-    unit: str
-
-
-class EndPhaseOrder(_Strict):
-    type: Literal["end_phase"] = "end_phase"
-
-
-Order = Annotated[
-    Union[MoveOrder, RouteOrder, ShootOrder, TurnToFaceOrder, FormationOrder, RolesOrder,
-          BarrageOrder, MeleeOrder, HitChoiceOrder, BombardOrder, FightOrder, ReformOrder,
-          EndPhaseOrder],
-    Field(discriminator="type"),
-]
-ORDER_ADAPTER: TypeAdapter[Order] = TypeAdapter(Order)
-
-
-# ----------------------------------------------------------------------------------------------
-# Events
-
-
-class Envelope(_Strict):
+class Envelope(StrictModel):
     """Fields every event carries. ``cause`` is the seq of the event this one follows from
     (the order, or the phase start); ``rules`` are the ids of the rules that produced it."""
 
@@ -336,7 +204,7 @@ class BarragePlanned(Envelope):
     targets: int
 
 
-class ArmyUnit(_Strict):
+class ArmyUnit(StrictModel):
     id: str
     type: str
     cell: Cell
@@ -607,10 +475,6 @@ def parse_event(data: dict[str, Any]) -> Event:
 def to_dict(event: Envelope) -> dict[str, Any]:
     """The canonical JSON dict of an event (tuples become lists, as they do on disk)."""
     return event.model_dump(mode="json")
-
-
-def parse_order(data: dict[str, Any]) -> Order:
-    return ORDER_ADAPTER.validate_python(data)
 
 
 def make_note(events: list[dict[str, Any]], about: int, text: str,

@@ -14,15 +14,9 @@ time); reading recognises gzip by its first bytes, whatever the name.
 Writing is deterministic (sorted keys, no timestamps), so the same events give the same bytes, and
 atomic (temp file in the same folder, then ``os.replace``), so a crash never leaves half a file.
 
-Reading is defensive, because a replay file is input from anyone:
-
-* only a regular file is opened (a named pipe or a device would block or never end), and it is
-  read as a stream, one line at a time, so memory follows the events kept, not the file's bytes;
-* every limit below is checked as the bytes come in (a gzip bomb stops at ``MAX_FILE_BYTES`` of
-  decompressed data), and each has its own message;
-* every value is checked before it is hashed or stored: nesting depth, whole numbers that fit a
-  signed 64-bit integer (SQLite's), no fractions, list lengths;
-* each problem is one ``ReplayError`` whose message names the file and the line.
+Reading is defensive, because a replay file is input from anyone: events/replay_input.py opens
+it, unpacks it and parses each line under named limits; this module adds the format's own (the
+event count, a move's path, the game id) and names the line of every problem in a ``ReplayError``.
 
 The chain proves a file was not changed after it was written, not that the game is genuine: a
 forger can recompute every link. Whether the events follow from the game's orders and dice is
@@ -36,18 +30,24 @@ import io
 import os
 import stat
 import tempfile
-import zlib
-from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
-
-import orjson
+from typing import Any
 
 import warlog
 from warlog.events.chain import GENESIS, CanonicalError, canonical, link
 from warlog.events.model import EventError, parse_event, to_dict
+from warlog.events.replay_input import (
+    MAX_FILE_BYTES,
+    MAX_LINE_BYTES,
+    ReplayError,
+    maybe_gunzip,
+    open_regular_file,
+    parse_line,
+    read_lines,
+    short_repr,
+)
 from warlog.events.store import EventStore, GameExists
 from warlog.events.upcast import UpcastError
 
@@ -55,18 +55,9 @@ FORMAT = "warlog-replay"
 FORMAT_VERSION = 1
 SUFFIX = ".jsonl"
 GZIP_SUFFIX = ".gz"
-_GZIP_MAGIC = b"\x1f\x8b"
 
-# -- limits: each names what it bounds; every refusal says which one was hit ------------------
+# -- the format's own limits (the file's, a line's, a value's: events/replay_input.py) -------
 
-MAX_FILE_BYTES = 50 * 1024 * 1024
-"""A replay file's size, and for a gzip file the size of its decompressed data too."""
-MAX_LINE_BYTES = 1024 * 1024
-"""One line (the header holds the whole scenario: a 40x40 board fits in a few dozen KB)."""
-MAX_JSON_DEPTH = 20
-"""Nesting of lists and objects in one line (a real header nests 5 deep)."""
-MAX_LIST_ITEMS = 10_000
-"""Items in any one list (a 40x40 board has 1,600 cells)."""
 MAX_PATH_CELLS = 80
 """Cells in one move's path: twice the side of the largest board (no rule system moves a unit
 more than a dozen cells in a turn)."""
@@ -74,15 +65,9 @@ MAX_EVENTS = 250_000
 """Events in one game (a 50 MB file of the smallest events holds fewer)."""
 MAX_GAME_ID_CHARS = 200
 """Characters in a game id."""
-MIN_INT, MAX_INT = -(2**63), 2**63 - 1
-"""Whole numbers are stored as SQLite integers: signed 64-bit."""
 
 HEADER_FIELDS = ("game", "rule_system", "period", "options", "scenario", "seed")
 """Header fields copied from the first event (game_started); import checks they still agree."""
-
-
-class ReplayError(ValueError):
-    """A replay file that cannot be read or imported; the message names the file and line."""
 
 
 class ChainError(ReplayError):
@@ -90,7 +75,8 @@ class ChainError(ReplayError):
 
     def __init__(self, path: str | Path, line: int, seq: int | None) -> None:
         self.path, self.line, self.seq = str(path), line, seq
-        what = "header" if line == 1 else (f"event seq {seq}" if seq is not None else "closing line")
+        what = ("header" if line == 1 else
+                f"event seq {seq}" if seq is not None else "closing line")
         super().__init__(
             f"{path}: line {line} ({what}): hash chain broken — the file was changed after it "
             "was written"
@@ -107,13 +93,6 @@ class Replay:
     @property
     def game(self) -> str:
         return self.header["game"]
-
-
-def _short(value: Any, width: int = 60) -> str:
-    """``repr(value)`` cut to ``width`` characters: messages stay one short line whatever a
-    hostile file holds (repr also escapes newlines and control characters)."""
-    text = repr(value)
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 # -- writing ---------------------------------------------------------------------------------
@@ -214,160 +193,7 @@ def export_game(store: EventStore, game_id: str, path: str | Path) -> None:
     write_replay(path, store.read(game_id))
 
 
-# -- reading: the bytes, one line at a time ----------------------------------------------------
-
-
-def _open_regular(path: Path, max_file_bytes: int) -> IO[bytes]:
-    """Open ``path`` for reading only if it is a regular file within the size limit.
-
-    Opened non-blocking and checked with ``fstat`` on the open descriptor: a named pipe would
-    block ``open`` (and then ``read``) forever, a device never ends, and checking the name
-    before opening it would leave a gap for swapping the file."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        raise ReplayError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            kind = ("a folder" if stat.S_ISDIR(info.st_mode) else
-                    "a named pipe" if stat.S_ISFIFO(info.st_mode) else
-                    "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else
-                    "a socket" if stat.S_ISSOCK(info.st_mode) else "not a regular file")
-            raise ReplayError(f"{path}: not a replay file: it is {kind}; give a regular file")
-        if info.st_size > max_file_bytes:
-            raise ReplayError(
-                f"{path}: file is {info.st_size:,} bytes; replays larger than "
-                f"{max_file_bytes:,} bytes are refused"
-            )
-        if hasattr(os, "set_blocking"):  # a regular file: reads never block anyway
-            os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def _maybe_gunzip(raw: io.BufferedIOBase) -> tuple[IO[bytes], bool]:
-    """The stream itself, or its decompressed data if it starts like a gzip file."""
-    head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
-    if head == _GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=raw, mode="rb"), True
-    return raw, False
-
-
-def _read_lines(stream: IO[bytes], name: str | Path, gz: bool, max_file_bytes: int,
-                max_line_bytes: int) -> Iterator[tuple[int, bytes]]:
-    """(line number, line without its line end), refusing data and lines over the limits."""
-    total = number = 0
-    while True:
-        try:
-            line = stream.readline(max_line_bytes + 2)  # room for "\r\n"
-        except (OSError, EOFError, zlib.error) as exc:
-            what = "the gzip data is damaged or cut short" if gz else "cannot read the file"
-            raise ReplayError(f"{name}: {what} ({exc})") from None
-        if not line:
-            if number == 0:
-                raise ReplayError(
-                    f"{name}: the file is empty; a warlog replay starts with a header line")
-            return
-        number += 1
-        total += len(line)
-        if total > max_file_bytes:
-            if gz:
-                raise ReplayError(
-                    f"{name}: decompresses to more than {max_file_bytes:,} bytes; replays "
-                    f"larger than {max_file_bytes:,} bytes are refused")
-            raise ReplayError(f"{name}: the file is larger than {max_file_bytes:,} bytes; "
-                              "replays that large are refused")
-        body = line[:-1] if line.endswith(b"\n") else line
-        body = body.rstrip(b"\r")
-        if len(body) > max_line_bytes:
-            raise ReplayError(
-                f"{name}: line {number} is longer than {max_line_bytes:,} bytes; refused"
-            )
-        yield number, body
-
-
-# -- reading: the values of one line -------------------------------------------------------------
-
-
-def _value_is_suspect(value: Any) -> bool:
-    """Fast check of one parsed line: True if anything in it breaks a value limit."""
-    stack = [(value, 1)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        container, depth = pop()
-        if type(container) is dict:
-            items = container.values()
-        else:
-            if len(container) > MAX_LIST_ITEMS:
-                return True
-            items = container
-        for item in items:
-            kind = type(item)
-            if kind is dict or kind is list:
-                if depth >= MAX_JSON_DEPTH:
-                    return True
-                push((item, depth + 1))
-            elif kind is int:
-                if not MIN_INT <= item <= MAX_INT:
-                    return True
-            elif kind is float:
-                return True
-    return False
-
-
-def _value_problem(value: Any) -> str:
-    """Where and why a line breaks a value limit (the slow walk, run only once one does)."""
-    queue = deque([(value, 1, "")])  # breadth first: the shallowest problem is named
-    while queue:
-        container, depth, where = queue.popleft()
-        pairs = (container.items() if type(container) is dict
-                 else enumerate(container))
-        if type(container) is list and len(container) > MAX_LIST_ITEMS:
-            return (f"{where or 'the line'}: a list of {len(container):,} items; lists hold at "
-                    f"most {MAX_LIST_ITEMS:,}")
-        for key, item in pairs:
-            at = f"{where}[{key}]" if type(container) is list else (
-                f"{where}.{key}" if where else str(key))
-            at = at if len(at) <= 60 else at[:28] + "..." + at[-29:]
-            kind = type(item)
-            if kind is dict or kind is list:
-                if depth >= MAX_JSON_DEPTH:
-                    return (f"{at}: nested more than {MAX_JSON_DEPTH} levels deep; replays nest "
-                            f"at most {MAX_JSON_DEPTH}")
-                queue.append((item, depth + 1, at))
-            elif kind is int and not MIN_INT <= item <= MAX_INT:
-                return (f"{at}: {_short(item)} is too large; whole numbers must fit in 64 bits "
-                        f"({MIN_INT:,} to {MAX_INT:,})")
-            elif kind is float:
-                return (f"{at}: {_short(item)} is a fraction or too large a number; replays "
-                        f"hold whole numbers that fit in 64 bits only")
-    return "a value breaks a limit"  # not reached: the fast check and this walk agree
-
-
-def _json_object(path: str | Path, number: int, line: bytes, what: str) -> dict[str, Any]:
-    # Line 1 decides whether this is a replay at all; say so rather than "damaged".
-    start = f"{path}: not a warlog replay: line 1" if number == 1 else f"{path}: line {number}"
-    if not line.strip():
-        raise ReplayError(f"{start} is empty; expected {what}")
-    try:
-        value = orjson.loads(line)
-    except orjson.JSONDecodeError as exc:
-        if "depth limit" in str(exc):
-            raise ReplayError(f"{start} is nested more than {MAX_JSON_DEPTH} levels deep; "
-                              f"replays nest at most {MAX_JSON_DEPTH}") from None
-        damaged = "" if number == 1 else "; the file is truncated or damaged"
-        raise ReplayError(
-            f"{start} is not valid JSON ({exc.msg} at character {exc.pos + 1}){damaged}"
-        ) from None
-    if not isinstance(value, dict):
-        raise ReplayError(f"{start} is a JSON {type(value).__name__}, expected {what}")
-    if _value_is_suspect(value):
-        raise ReplayError(f"{path}: line {number}: {_value_problem(value)}")
-    return value
+# -- reading: the header, the chained events and the closing line ------------------------
 
 
 def _canonical(path: str | Path, number: int, value: dict[str, Any]) -> bytes:
@@ -384,13 +210,13 @@ def _check_header(path: str | Path, header: dict[str, Any], check_chain: bool) -
         )
     version = header.get("format_version")
     if type(version) is not int or version < 1:
-        raise ReplayError(f"{path}: line 1: format_version {_short(version)} is not a version "
+        raise ReplayError(f"{path}: line 1: format_version {short_repr(version)} is not a version "
                           "number")
     if version > FORMAT_VERSION:
         raise ReplayError(
             f"{path}: replay format_version {version} is newer than this warlog supports "
             f"({FORMAT_VERSION}); upgrade warlog (the file says it was written by warlog "
-            f"{_short(header.get('warlog_version', '?'), 30)})"
+            f"{short_repr(header.get('warlog_version', '?'), 30)})"
         )
     if check_chain:
         body = {k: v for k, v in header.items() if k != "chain"}
@@ -406,7 +232,7 @@ def _check_header(path: str | Path, header: dict[str, Any], check_chain: bool) -
         raise ReplayError(f"{path}: line 1: the game id is {len(game):,} characters long; game "
                           f"ids have at most {MAX_GAME_ID_CHARS}")
     if not game.isprintable():
-        raise ReplayError(f"{path}: line 1: the game id {_short(game)} holds a control or "
+        raise ReplayError(f"{path}: line 1: the game id {short_repr(game)} holds a control or "
                           "other unprintable character; refused")
 
 
@@ -419,12 +245,12 @@ def _scan(lines: Iterator[tuple[int, bytes]], name: str | Path, check_chain: boo
     """Read the header, then hand each event (chain key removed, link checked) to ``take``
     with its line number, then check the closing line; return the header."""
     number, line = next(lines)
-    header = _json_object(name, 1, line, "the replay header")
+    header = parse_line(name, 1, line, "the replay header")
     _check_header(name, header, check_chain)
     prev = header.get("chain", GENESIS)
     count = 0
     for number, line in lines:
-        record = _json_object(name, number, line, "one event")
+        record = parse_line(name, number, line, "one event")
         if "end" in record:  # the closing line: nothing may follow it
             if next(lines, None) is not None:
                 raise ReplayError(f"{name}: line {number}: a closing line before the end of the "
@@ -434,10 +260,10 @@ def _scan(lines: Iterator[tuple[int, bytes]], name: str | Path, check_chain: boo
                 raise ChainError(name, number, None)
             if record.get("end") != FORMAT:
                 raise ReplayError(f"{name}: line {number}: the closing line names "
-                                  f"{_short(record.get('end'))}, not {FORMAT!r}")
+                                  f"{short_repr(record.get('end'))}, not {FORMAT!r}")
             if record.get("events") != count:
                 raise ReplayError(
-                    f"{name}: the closing line counts {_short(record.get('events'))} events, "
+                    f"{name}: the closing line counts {short_repr(record.get('events'))} events, "
                     f"but the file holds {count}"
                 )
             return header
@@ -459,10 +285,10 @@ def _scan(lines: Iterator[tuple[int, bytes]], name: str | Path, check_chain: boo
 
 def _scan_file(path: Path, check_chain: bool, max_file_bytes: int, max_line_bytes: int,
                max_events: int, take: Take) -> dict[str, Any]:
-    with _open_regular(path, max_file_bytes) as raw:
-        stream, gz = _maybe_gunzip(raw)
+    with open_regular_file(path, max_file_bytes) as raw:
+        stream, gz = maybe_gunzip(raw)
         with stream:
-            lines = _read_lines(stream, path, gz, max_file_bytes, max_line_bytes)
+            lines = read_lines(stream, path, gz, max_file_bytes, max_line_bytes)
             return _scan(lines, path, check_chain, max_events, take)
 
 
@@ -473,9 +299,9 @@ def _scan_bytes(data: bytes, name: str | Path, check_chain: bool, max_file_bytes
             f"{name}: file is {len(data):,} bytes; replays larger than {max_file_bytes:,} bytes "
             "are refused"
         )
-    stream, gz = _maybe_gunzip(io.BufferedReader(io.BytesIO(data)))
+    stream, gz = maybe_gunzip(io.BufferedReader(io.BytesIO(data)))
     with stream:
-        lines = _read_lines(stream, name, gz, max_file_bytes, max_line_bytes)
+        lines = read_lines(stream, name, gz, max_file_bytes, max_line_bytes)
         return _scan(lines, name, check_chain, max_events, take)
 
 
@@ -556,8 +382,8 @@ class _Checker:
         seq = event.get("seq")
         if event.get("game") != game:
             raise ReplayError(
-                f"{path}: line {line} (event seq {_short(seq, 24)}): belongs to game "
-                f"{_short(event.get('game'))}, but this replay is of game {_short(game)}"
+                f"{path}: line {line} (event seq {short_repr(seq, 24)}): belongs to game "
+                f"{short_repr(event.get('game'))}, but this replay is of game {short_repr(game)}"
             )
         if seq != number:
             if type(seq) is not int:
@@ -567,7 +393,7 @@ class _Checker:
             else:
                 problem = f"a gap: seq {number} is missing"
             raise ReplayError(
-                f"{path}: line {line}: event seq {_short(seq, 24)} where seq {number} was "
+                f"{path}: line {line}: event seq {short_repr(seq, 24)} where seq {number} was "
                 f"expected ({problem}); events must be numbered 1, 2, 3, ... without gaps"
             )
         cells = _path_length(event)
@@ -594,8 +420,8 @@ class _Checker:
             if header[name] != written.get(name):
                 where, said, says = _difference(header[name], written.get(name), name)
                 raise ReplayError(
-                    f"{self.path}: line 1: header {where!r} is {_short(said)} but the "
-                    f"game_started event says {_short(says)}"
+                    f"{self.path}: line 1: header {where!r} is {short_repr(said)} but the "
+                    f"game_started event says {short_repr(says)}"
                 )
         return self.events
 

@@ -24,7 +24,6 @@ from warlog.cli_common import (
     DbOption,
     OneLineErrors,
     database,
-    err,
     events_of,
     friendly,
     open_store,
@@ -53,7 +52,8 @@ def scenarios(
     table = Table(Column("id", no_wrap=True), "title", "rules", "grid", "units")
     for s in bundled_scenarios():
         counts = "v".join(f"{s.armies[side].units} rolled" if side in s.armies
-                          else str(sum(u.side == side for u in s.units)) for side in ("red", "blue"))
+                          else str(sum(u.side == side for u in s.units))
+                          for side in ("red", "blue"))
         table.add_row(s.id, s.title, f"{s.rule_system} {s.period}",
                       f"{s.grid.kind} {s.grid.width}x{s.grid.height}", counts)
     out.print(table)
@@ -62,7 +62,8 @@ def scenarios(
 @app.command()
 def show(
     ref: Annotated[str, typer.Argument(help="A replay file or a game id in the database.")],
-    turn: Annotated[Optional[int], typer.Option(help="Show the state at the end of this turn.")] = None,
+    turn: Annotated[Optional[int], typer.Option(
+        help="Show the state at the end of this turn.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     board: Annotated[bool, typer.Option("--board/--no-board", help="Draw the board.")] = True,
     db: DbOption = DEFAULT_DB,
@@ -110,45 +111,6 @@ def show(
     out.print(_exhaustion_line(events if upto is None else [e for e in events if e["seq"] <= upto]))
 
 
-@app.command()
-def new(
-    scenario: Annotated[str, typer.Argument(help="A bundled scenario id or a .toml file.")],
-    game: Annotated[Optional[str], typer.Option(help="Game id (default: SCENARIO-1, -2, ...).")] = None,
-    red: Annotated[str, typer.Option(help="Who plays red.")] = "red player",
-    blue: Annotated[str, typer.Option(help="Who plays blue.")] = "blue player",
-    dice: Annotated[str, typer.Option(help="manual: you enter the real dice; seeded: warlog rolls.")] = "manual",
-    seed: Annotated[Optional[int], typer.Option(help="Seed, for --dice seeded.")] = None,
-    opening_dice: Annotated[Optional[str], typer.Option(
-        help="Manual dice rolled before the first order (army tables, the trenches roll-off), "
-             "e.g. 3,5.")] = None,
-    played: Annotated[Optional[str], typer.Option(
-        "--date", help="The day the game was played, YYYY-MM-DD (default: today).")] = None,
-    db: DbOption = DEFAULT_DB,
-) -> None:
-    """Start recording a game played on a real table (then `warlog order`)."""
-    from datetime import date
-
-    from warlog.engine.scenario import load_scenario
-    from warlog.events.model import EventError, iso_date
-    from warlog.tabletop import free_game_id, new_game
-
-    if dice not in ("manual", "seeded"):
-        raise typer.BadParameter("--dice is manual or seeded")
-    faces = _faces(opening_dice, "--opening-dice")
-    with friendly():  # before the database is opened: a bad date leaves nothing behind
-        try:
-            # Today is read here, at the edge: the engine never looks at a clock.
-            played = date.today().isoformat() if played is None else iso_date(played)
-        except ValueError as exc:
-            raise EventError(f"--date: {exc}") from None
-    with friendly(), open_store(db) as store:
-        scn = load_scenario(scenario)
-        game_id = game or free_game_id(store, scn)
-        new_game(store, scn, game_id, players={"red": red, "blue": blue}, dice=dice, seed=seed,
-                 opening_dice=faces, played=played)
-    out.print(f"started {game_id} ({scn.title}); next: warlog orders {game_id}")
-
-
 def _exhaustion_line(events: list[dict]) -> str:
     """Each side's strength lost against its exhaustion point (or the one-third reference), and
     the turn it was reached."""
@@ -169,77 +131,22 @@ def _exhaustion_line(events: list[dict]) -> str:
     return f"Exhaustion ({basis}): " + "; ".join(parts)
 
 
-def _faces(text: str | None, option: str) -> list[int] | None:
-    try:
-        return [int(f) for f in text.split(",")] if text else None
-    except ValueError:
-        raise typer.BadParameter(f"{option} takes whole numbers separated by commas, "
-                                 f"not {text!r}") from None
+# `new`, `orders` and `order`, and `record` and `fork` further down, live in
+# warlog/tabletop_cmd.py. They are registered here, in their place in `warlog --help`, which
+# lists the commands in the order they are registered.
+from warlog.tabletop_cmd import fork_cmd, new, order, orders, record_cmd  # noqa: E402
 
-
-def _print_state_line(state) -> None:
-    if state.ended:
-        out.print(f"{state.game}: game over — {state.winner or 'draw'} ({state.end_reason})",
-                  markup=False)
-    else:
-        who = state.players.get(state.side, state.side)
-        out.print(f"{state.game}: turn {state.turn}, {state.side} ({who}) {state.phase}",
-                  markup=False)
-
-
-@app.command()
-def orders(
-    game: Annotated[str, typer.Argument(help="Game id in the database.")],
-    unit: Annotated[Optional[str], typer.Option(help="Only this unit's orders.")] = None,
-    db: DbOption = DEFAULT_DB,
-) -> None:
-    """Every legal order now, in the notation `warlog order` takes."""
-    from warlog.notation import format_order
-    from warlog.tabletop import load
-
-    with friendly(), database(db, game) as store:
-        current = load(store, game)
-    if unit is not None and unit not in current.state.units:
-        raise typer.BadParameter(f"no unit {unit!r} in {game}")
-    _print_state_line(current.state)
-    for order in current.legal_orders(unit):
-        out.print(f"  {format_order(order)}", markup=False)
-
-
-@app.command()
-def order(
-    game: Annotated[str, typer.Argument(help="Game id in the database.")],
-    words: Annotated[list[str], typer.Argument(help="The order, e.g. move r-inf-1 E 2 | "
-                                                    "shoot r-arc-1 b-skm-1 | end.")],
-    dice: Annotated[Optional[str], typer.Option(help="The faces the real dice showed, e.g. 4 or 4,6.")] = None,
-    db: DbOption = DEFAULT_DB,
-) -> None:
-    """Record one order of a tabletop game: checked by the rules, then appended."""
-    from warlog.engine.narration import narrate_all
-    from warlog.engine.fold import replay
-    from warlog.notation import NotationError, parse_order
-    from warlog.tabletop import record
-
-    faces = _faces(dice, "--dice")
-    with friendly(), open_store(db) as store:
-        try:
-            parsed = parse_order(words)
-        except NotationError as exc:
-            raise typer.BadParameter(str(exc)) from None
-        new_events = record(store, game, parsed, faces)
-        everything = store.read(game)
-    lines = narrate_all(everything)[-len(new_events):]
-    state = replay(everything)
-    for event, line in zip(new_events, lines):
-        out.print(f"  {event['seq']:>5}  {line}")
-    _print_state_line(state)
+app.command()(new)
+app.command()(orders)
+app.command()(order)
 
 
 @app.command("log")
 def log_cmd(
     ref: Annotated[str, typer.Argument(help="A replay file or a game id in the database.")],
     turn: Annotated[Optional[int], typer.Option(help="Only this turn.")] = None,
-    rules: Annotated[bool, typer.Option("--rules", help="Show the text of every rule cited.")] = False,
+    rules: Annotated[bool, typer.Option(
+        "--rules", help="Show the text of every rule cited.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
@@ -280,69 +187,12 @@ def log_cmd(
                         out.print(f"         [dim]{escape(rule_id)}{flag}: {escape(r.text)}[/dim]")
 
 
-@app.command()
-def verify(
-    ref: Annotated[str, typer.Argument(help="A replay file or a game id in the database.")],
-    db: DbOption = DEFAULT_DB,
-) -> None:
-    """Check a game: its hash chain, then every consequence re-derived from its inputs."""
-    import sqlite3
+# `verify`, `export` and `import` live in warlog/replay_cmd.py (registered in their place).
+from warlog.replay_cmd import export_cmd, import_cmd, verify  # noqa: E402
 
-    from warlog.engine.verify import verify as rederive
-    from warlog.events.model import EventError
-    from warlog.events.replay_file import ReplayError, load_replay
-    from warlog.events.store import StoreError
-
-    try:
-        if Path(ref).exists() or ref.endswith((".jsonl", ".jsonl.gz")):
-            events = load_replay(ref)  # chain, header, schema, numbering; upcast (a v1 file too)
-        else:
-            with open_store(db) as store:
-                store.verify(ref)  # the chain over the stored rows, to the recorded head
-                events = store.read(ref)
-    except (ReplayError, StoreError, EventError, OSError, sqlite3.Error) as exc:
-        err.print(f"FAIL {exc}", style="red", markup=False)
-        raise typer.Exit(1) from None
-    report = rederive(events)
-    if not report.ok:
-        err.print(f"FAIL {ref}: {report.mismatch.message}", style="red", markup=False)
-        raise typer.Exit(1)
-    state = "finished" if report.finished else "not finished"
-    out.print(f"OK {ref}: hash chain intact; {report.events} events, "
-              f"{report.orders} orders re-derived; game {state}", style="green", markup=False)
-
-
-@app.command("export")
-def export_cmd(
-    game: Annotated[str, typer.Argument(help="Game id in the database.")],
-    out_file: Annotated[Path, typer.Option("--out", help="Replay file to write.")],
-    db: DbOption = DEFAULT_DB,
-) -> None:
-    """Write a stored game as a single-file replay (gzip-compressed if --out ends in .gz)."""
-    from warlog.events.replay_file import export_game
-
-    with friendly(), database(db, game) as store:
-        export_game(store, game, out_file)
-    out.print(f"{game} written to {out_file}", markup=False)
-
-
-@app.command("import")
-def import_cmd(
-    file: Annotated[Path, typer.Argument(help="A replay file.")],
-    db: DbOption = DEFAULT_DB,
-) -> None:
-    """Check a replay file (.jsonl or .jsonl.gz) and add its game to the database, only if it
-    re-derives: every event must follow from the game's own orders and dice."""
-    from warlog.engine.verify import require_rederived, what_was_checked
-    from warlog.events.replay_file import load_replay, store_game
-
-    with friendly():
-        events = load_replay(file)  # every check on the file itself, line by line
-        report = require_rederived(events, file)  # trust by default: nothing stored otherwise
-        with database(db) as store:
-            game = store_game(store, events, file)
-    out.print(f"imported {game} into {db}", markup=False)
-    out.print(f"  {what_was_checked(report)}", markup=False)
+app.command()(verify)
+app.command("export")(export_cmd)
+app.command("import")(import_cmd)
 
 
 @app.command()
@@ -546,59 +396,8 @@ def version() -> None:
     out.print(__version__)
 
 
-@app.command("record")
-def record_cmd(
-    scenario: Annotated[Optional[str], typer.Argument(
-        help="A bundled scenario id or a .toml file (not needed with --game of a stored game).")] = None,
-    game: Annotated[Optional[str], typer.Option(
-        help="Game id: a new one (default SCENARIO-1, -2, ...) or a stored game to carry on.")] = None,
-    players: Annotated[Optional[str], typer.Option(help="Who plays: red=NAME,blue=NAME.")] = None,
-    dice: Annotated[Optional[str], typer.Option(
-        help="manual (default): enter the faces the real dice show; auto: warlog rolls.")] = None,
-    seed: Annotated[Optional[int], typer.Option(
-        help="Seed for --dice auto (default: a random one, recorded in the game).")] = None,
-    script: Annotated[Optional[Path], typer.Option(
-        help="Read the orders, dice, undos and notes from this file, one a line.")] = None,
-    db: DbOption = DEFAULT_DB,
-) -> None:
-    """Record a game at the table, turn by turn and phase by phase (or from a --script): every
-    order checked by the rules, the real dice entered, undo, notes; quit and carry on later."""
-    from warlog.record import RecordError, Setup
-    from warlog.record_table import record_game
-
-    flag = "" if db == DEFAULT_DB else f" --db {db}"
-    try:
-        with friendly(), open_store(db) as store:
-            record_game(store, Setup(scenario, game, players, dice, seed), script=script,
-                        ask=lambda prompt: out.input(prompt), say=out.print, db_flag=flag)
-    except RecordError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}")
-        raise typer.Exit(1) from None
-
-
-@app.command("fork")
-def fork_cmd(
-    game: Annotated[str, typer.Argument(help="Game id in the database.")],
-    at: Annotated[int, typer.Option("--at", help="The event to fork at (see `warlog log`).")],
-    new_id: Annotated[Optional[str], typer.Option(
-        "--new-id", help="The new game's id (default GAME-fork-1, -2, ...).")] = None,
-    db: DbOption = DEFAULT_DB,
-) -> None:
-    """Start a new game from any point of a stored one: its events up to --at, cut back to where
-    the game waits for an order; carry on with `warlog record --game` or `warlog order`."""
-    from warlog.record import RecordError, fork
-    from warlog.tabletop import load
-
-    try:
-        with friendly(), open_store(db) as store:
-            forked, cut = fork(store, game, at, new_id)
-            state = load(store, forked).state
-    except RecordError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}")
-        raise typer.Exit(1) from None
-    back = "" if cut == at else f" (cut back from {at}: the game waits for an order there)"
-    out.print(f"forked {escape(game)} at event {cut}{back} as {escape(forked)}")
-    _print_state_line(state)
+app.command("record")(record_cmd)
+app.command("fork")(fork_cmd)
 
 
 @app.command("schema")

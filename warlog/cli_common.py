@@ -1,8 +1,8 @@
 """What every `warlog` command shares: its consoles, the --db option, one-line errors (never a
 traceback for a user's mistake), and the database opened with any damage named.
 
-The command modules (cli.py, odds_cmd.py, study_cmd.py, whatif_cmd.py) import from here; cli.py
-registers them all on one Typer app.
+The command modules (cli.py, tabletop_cmd.py, replay_cmd.py, odds_cmd.py, study_cmd.py,
+whatif_cmd.py) import from here; cli.py registers them all on one Typer app.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ back as they are.
 
 from __future__ import annotations
 
-from warlog.events.model import (
+from warlog.events.orders import (
     BarrageOrder,
     BombardOrder,
     EndPhaseOrder,

@@ -42,8 +42,9 @@ from warlog.engine.rules import IllegalOrder, catalogue
 from warlog.engine.scenario import Scenario, load_scenario
 from warlog.engine.state import GameState
 from warlog.engine.verify import retraction, verify
-from warlog.events.model import Order, make_note
-from warlog.events.model import parse_order as order_of
+from warlog.events.model import make_note
+from warlog.events.orders import Order
+from warlog.events.orders import parse_order as order_of
 from warlog.events.store import EventStore, StoreError
 from warlog.notation import NotationError, format_order, parse_order
 from warlog.tabletop import free_game_id, new_game

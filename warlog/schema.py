@@ -26,7 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from warlog.engine.scenario import Scenario
 from warlog.events import replay_file
-from warlog.events.model import EVENT_MODELS, SCHEMA_VERSION, Order
+from warlog.events.model import EVENT_MODELS, SCHEMA_VERSION
+from warlog.events.orders import Order
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 """The JSON Schema dialect pydantic writes (draft 2020-12: tuples are ``prefixItems``)."""

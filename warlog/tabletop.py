@@ -14,7 +14,7 @@ from warlog.engine.bots import POLICIES
 from warlog.engine.dice import DiceError, ManualDice
 from warlog.engine.game import Game, start
 from warlog.engine.scenario import Scenario
-from warlog.events.model import Order
+from warlog.events.orders import Order
 from warlog.events.store import EventStore, StoreError
 
 Event = dict[str, Any]

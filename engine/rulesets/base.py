@@ -13,7 +13,7 @@ from typing import Protocol
 from warlog.engine.flow import Context
 from warlog.engine.reach import FireZone
 from warlog.engine.state import GameState, Unit
-from warlog.events.model import Order
+from warlog.events.orders import Order
 
 
 class Ruleset(Protocol):

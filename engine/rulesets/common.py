@@ -14,7 +14,7 @@ from warlog.engine.flow import Context
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.events import model
-from warlog.events.model import (
+from warlog.events.orders import (
     EndPhaseOrder,
     HitChoiceOrder,
     MoveOrder,

@@ -22,7 +22,7 @@ from warlog.engine.rulesets import density_move as move
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.events import model
-from warlog.events.model import EndPhaseOrder, Order, ReformOrder, RouteOrder, ShootOrder
+from warlog.events.orders import EndPhaseOrder, Order, ReformOrder, RouteOrder, ShootOrder
 
 ACTIONS = (RouteOrder, ShootOrder, ReformOrder)
 PHASE_RULES = {"actions": ("density.actions",), "melee": ("density.actions", "density.melee"),

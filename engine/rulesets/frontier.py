@@ -20,7 +20,7 @@ from warlog.engine.rulesets import frontier_fire as fire
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.events import model
-from warlog.events.model import BombardOrder, EndPhaseOrder, FightOrder, Order, RouteOrder
+from warlog.events.orders import BombardOrder, EndPhaseOrder, FightOrder, Order, RouteOrder
 
 SIDES = ("red", "blue")
 ORDER_PHASE = {"bombard": "artillery", "route": "movement", "fight": "combat"}

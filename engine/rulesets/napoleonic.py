@@ -21,7 +21,7 @@ from warlog.engine.rulesets import napoleonic_move as move
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.events import model
-from warlog.events.model import (
+from warlog.events.orders import (
     BombardOrder,
     EndPhaseOrder,
     FormationOrder,

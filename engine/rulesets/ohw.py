@@ -31,7 +31,7 @@ from warlog.engine.rulesets.ohw_move import (
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.events import model
-from warlog.events.model import (
+from warlog.events.orders import (
     BarrageOrder,
     FormationOrder,
     MoveOrder,

@@ -11,7 +11,7 @@ from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import common, ohw_combat, ohw_phases
 from warlog.engine.rulesets.ohw_move import Reach, follow, turn_angle
 from warlog.engine.state import GameState, Unit
-from warlog.events.model import (
+from warlog.events.orders import (
     BarrageOrder,
     EndPhaseOrder,
     FormationOrder,

@@ -22,7 +22,7 @@ from warlog.engine.rulesets import portable_combat as combat
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.events import model
-from warlog.events.model import (
+from warlog.events.orders import (
     EndPhaseOrder,
     HitChoiceOrder,
     MeleeOrder,

@@ -7,7 +7,7 @@ import pytest
 from warlog.engine.bots import play_out
 from warlog.engine.game import Game, legal_orders
 from warlog.engine.scenario import bundled_scenarios
-from warlog.events.model import (
+from warlog.events.orders import (
     BarrageOrder,
     EndPhaseOrder,
     FormationOrder,

@@ -18,7 +18,7 @@ from warlog.cli import app
 from warlog.engine.fold import replay
 from warlog.engine.rules import catalogue
 from warlog.engine.verify import retraction, verify
-from warlog.events.model import ShootOrder
+from warlog.events.orders import ShootOrder
 from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.events.store import ConcurrencyError
 from warlog.record import Recorder, rest_points
@@ -280,7 +280,7 @@ def test_a_concurrent_writer_makes_the_append_fail_in_one_line_and_the_table_rel
         return line
 
     def other_order():
-        from warlog.events.model import MoveOrder
+        from warlog.events.orders import MoveOrder
 
         return MoveOrder(unit="r-skm-1", facing="E", distance=1)
 

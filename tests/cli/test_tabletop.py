@@ -9,7 +9,7 @@ from warlog.engine.dice import DiceError
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.scenario import load_scenario
 from warlog.engine.verify import verify
-from warlog.events.model import EndPhaseOrder, MoveOrder, ShootOrder
+from warlog.events.orders import EndPhaseOrder, MoveOrder, ShootOrder
 from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.events.store import ConcurrencyError, StoreError
 from warlog.tabletop import free_game_id, load, new_game, record

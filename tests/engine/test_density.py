@@ -14,7 +14,7 @@ from warlog.engine.fold import replay
 from warlog.engine.game import Game, legal_orders, start
 from warlog.engine.rules import IllegalOrder, catalogue
 from warlog.engine.scenario import ScenarioError, scenario_from_dict
-from warlog.events.model import EndPhaseOrder, ReformOrder, RouteOrder, ShootOrder
+from warlog.events.orders import EndPhaseOrder, ReformOrder, RouteOrder, ShootOrder
 
 END = EndPhaseOrder()
 ROOT = Path(__file__).resolve().parents[2]

@@ -30,7 +30,7 @@ from warlog.engine.geometry import GRID_KINDS, make_grid
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.scenario import bundled_scenarios
-from warlog.events.model import EndPhaseOrder, MoveOrder, ShootOrder
+from warlog.events.orders import EndPhaseOrder, MoveOrder, ShootOrder
 
 MAX_ORDERS = 400  # per game: long enough to reach melee and removals, short enough to run fast
 SEEDS = (1, 2)

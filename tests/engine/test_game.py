@@ -8,7 +8,8 @@ import pytest
 from warlog.engine.dice import ManualDice
 from warlog.engine.game import Game, decide, legal_orders
 from warlog.engine.rules import IllegalOrder, catalogue
-from warlog.events.model import EndPhaseOrder, MoveOrder, ShootOrder, parse_event
+from warlog.events.model import parse_event
+from warlog.events.orders import EndPhaseOrder, MoveOrder, ShootOrder
 
 from builders import new_game
 

@@ -13,7 +13,7 @@ from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.rulesets.ohw_move import follow
 from warlog.engine.scenario import bundled_scenarios
-from warlog.events.model import (
+from warlog.events.orders import (
     BarrageOrder,
     BombardOrder,
     FightOrder,

@@ -17,7 +17,7 @@ from warlog.engine.game import Game
 from warlog.engine.odds import OddsError, attack, hypothetical
 from warlog.engine.scenario import load_scenario
 from warlog.engine.state import other_side
-from warlog.events.model import EndPhaseOrder, MoveOrder
+from warlog.events.orders import EndPhaseOrder, MoveOrder
 
 from builders import new_game
 from odds_dice import FACES, SIXTH, per_face, up

@@ -15,7 +15,7 @@ from warlog.engine.odds import OddsError, attack, hypothetical
 from warlog.engine.odds_position import position
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.scenario import load_scenario
-from warlog.events.model import BarrageOrder, RolesOrder
+from warlog.events.orders import BarrageOrder, RolesOrder
 
 from odds_dice import FACES, per_face, up
 

@@ -16,7 +16,7 @@ from warlog.engine.game import decide
 from warlog.engine.reach import describe, unit_reach
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.scenario import load_scenario
-from warlog.events.model import FightOrder, MoveOrder, RouteOrder, ShootOrder
+from warlog.events.orders import FightOrder, MoveOrder, RouteOrder, ShootOrder
 
 SCENARIOS = ["ancients-river-crossing", "horse-and-musket-quatre-bras", "ww2-villers-bocage",
              "portable-zama", "frontier-ulundi"]

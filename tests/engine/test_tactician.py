@@ -9,7 +9,7 @@ from warlog.engine import paths
 from warlog.engine.bots import Aggressive, bot_rng, get_policy, play_out
 from warlog.engine.tactician import Tactician, melee_balance
 from warlog.engine.verify import verify
-from warlog.events.model import MoveOrder
+from warlog.events.orders import MoveOrder
 
 from test_paths import _river_game
 

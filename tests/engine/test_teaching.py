@@ -11,7 +11,7 @@ from warlog.engine.fold import Timeline
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.scenario import load_scenario
-from warlog.events.model import parse_order
+from warlog.events.orders import parse_order
 
 SCENARIOS = {"ancients-river-crossing": "hits", "ww2-villers-bocage": "hits",
              "portable-zama": "hit", "frontier-ulundi": "combat"}

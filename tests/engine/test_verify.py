@@ -11,7 +11,7 @@ from warlog.engine.game import Game, start
 from warlog.engine.dice import ManualDice
 from warlog.engine.scenario import load_scenario
 from warlog.engine.verify import verify
-from warlog.events.model import EndPhaseOrder, ShootOrder
+from warlog.events.orders import EndPhaseOrder, ShootOrder
 
 from builders import mutated, tiny_scenario
 

@@ -2,7 +2,8 @@
 
 - The committed JSON Schemas are what ``warlog schema`` makes today, and real files match them.
 - The spec states what the code does: its worked example is recomputed from a committed file, its
-  limits are replay_file.py's constants, it names every field, kind and order type.
+  limits are replay_input.py's and replay_file.py's constants, it names every field, kind and
+  order type.
 - Replays written today stay readable forever: tests/events/fixtures/v2-*.jsonl are short bot
   games of three rule systems, written once (never regenerated) by ``warlog.engine.bots.play_out``
   and ``write_replay``: the scenario of the golden case of the same name (tests/golden/), policies
@@ -30,7 +31,7 @@ from warlog.cli import app
 from warlog.engine.dice import SplitMix64
 from warlog.engine.fold import replay
 from warlog.engine.verify import verify
-from warlog.events import replay_file
+from warlog.events import replay_file, replay_input
 from warlog.events.chain import GENESIS, canonical, link
 from warlog.events.model import (
     EVENT_KINDS,
@@ -175,17 +176,19 @@ def test_the_spec_names_every_header_field_envelope_field_kind_and_order_type():
 
 
 def test_the_spec_states_the_limits_replay_file_enforces():
-    """Every MAX_* and MIN_* constant of events/replay_file.py, with its value, in the Limits
-    table (a row names its constants in its first cell and their values in its second)."""
+    """Every MAX_* and MIN_* constant of events/replay_input.py and events/replay_file.py, with
+    its value, in the Limits table (a row names its constants in its first cell and their values
+    in its second)."""
     text = _spec()
     limits = text.split("## Limits", 1)[1].split("\n## ", 1)[0]
-    constants = {name: value for name, value in vars(replay_file).items()
+    constants = {name: value for module in (replay_input, replay_file)
+                 for name, value in vars(module).items()
                  if name.startswith(("MAX_", "MIN_")) and type(value) is int}
-    assert {"MAX_FILE_BYTES", "MAX_LINE_BYTES"} <= set(constants)
+    assert {"MAX_FILE_BYTES", "MAX_LINE_BYTES", "MAX_INT", "MAX_EVENTS"} <= set(constants)
     rows = [line.split("|")[1:3] for line in limits.splitlines() if line.startswith("| `")]
     wrong = [f"{name} = {value:,}" for name, value in constants.items()
              if not any(f"`{name}`" in names and f"{value:,}" in values for names, values in rows)]
-    assert not wrong, f"docs/replay-format.md, Limits: state {wrong} (events/replay_file.py)"
+    assert not wrong, f"docs/replay-format.md, Limits: state {wrong} (events/replay_*.py)"
 
 
 def test_the_spec_states_the_versions_the_code_uses():

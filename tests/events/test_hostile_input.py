@@ -35,14 +35,17 @@ from warlog.engine.verify import Report, verify, what_was_checked
 from warlog.events import replay_file
 from warlog.events.chain import GENESIS, canonical, link
 from warlog.events.replay_file import (
-    MAX_FILE_BYTES,
-    MAX_JSON_DEPTH,
-    MAX_LIST_ITEMS,
     MAX_PATH_CELLS,
     ReplayError,
     encode_replay,
     load_replay,
     load_replay_bytes,
+)
+from warlog.events.replay_input import (
+    MAX_FILE_BYTES,
+    MAX_JSON_DEPTH,
+    MAX_LINE_BYTES,
+    MAX_LIST_ITEMS,
 )
 from warlog.events.sqlite_store import SQLiteEventStore
 
@@ -275,8 +278,8 @@ def _hostile(records, case: str) -> str:
         return f"(event seq {moved['seq']}): a path of 5,000 cells; a move enters at most " \
                f"{MAX_PATH_CELLS}"
     if case == "a long line":
-        event["x"] = "y" * (replay_file.MAX_LINE_BYTES + 10)
-        return f"line 6 is longer than {replay_file.MAX_LINE_BYTES:,} bytes"
+        event["x"] = "y" * (MAX_LINE_BYTES + 10)
+        return f"line 6 is longer than {MAX_LINE_BYTES:,} bytes"
     if case in ("a game id with a control character", "a game id too long"):
         game = "x\x1b[2Jy" if case.startswith("a game id with") else "g" * 201
         for record in records[:-1]:

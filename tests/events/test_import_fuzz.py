@@ -45,12 +45,12 @@ import orjson
 import pytest
 import typer
 
-from warlog.cli import import_cmd
 from warlog.engine.bots import play_out
 from warlog.engine.scenario import load_scenario
 from warlog.events.chain import GENESIS, CanonicalError, canonical, link
 from warlog.events.replay_file import encode_replay
 from warlog.events.sqlite_store import SQLiteEventStore
+from warlog.replay_cmd import import_cmd
 
 # (scenario, seed, events kept at least): small games of five rule systems, cut at an order.
 GAMES = [

@@ -46,7 +46,7 @@ from warlog.engine.game import Game, start
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.scenario import Scenario, scenario_from_dict
 from warlog.events.chain import canonical
-from warlog.events.model import parse_order
+from warlog.events.orders import parse_order
 
 GOLDEN_DIR = Path(__file__).resolve().parent
 

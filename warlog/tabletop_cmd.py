@@ -1,0 +1,177 @@
+"""`warlog new`, `orders`, `order`, `record` and `fork`: recording a game played on a real table,
+one order at a time (new, orders, order) or turn by turn at a prompt or from a script (record),
+and a new game started from any point of a stored one (fork). Thin: warlog/tabletop.py and
+warlog/record.py do the recording; this parses and prints.
+
+Registered in warlog/cli.py, each where it stands in `warlog --help`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.markup import escape
+
+from warlog.cli_common import DEFAULT_DB, DbOption, database, err, friendly, open_store, out
+
+
+def new(
+    scenario: Annotated[str, typer.Argument(help="A bundled scenario id or a .toml file.")],
+    game: Annotated[Optional[str], typer.Option(
+        help="Game id (default: SCENARIO-1, -2, ...).")] = None,
+    red: Annotated[str, typer.Option(help="Who plays red.")] = "red player",
+    blue: Annotated[str, typer.Option(help="Who plays blue.")] = "blue player",
+    dice: Annotated[str, typer.Option(
+        help="manual: you enter the real dice; seeded: warlog rolls.")] = "manual",
+    seed: Annotated[Optional[int], typer.Option(help="Seed, for --dice seeded.")] = None,
+    opening_dice: Annotated[Optional[str], typer.Option(
+        help="Manual dice rolled before the first order (army tables, the trenches roll-off), "
+             "e.g. 3,5.")] = None,
+    played: Annotated[Optional[str], typer.Option(
+        "--date", help="The day the game was played, YYYY-MM-DD (default: today).")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Start recording a game played on a real table (then `warlog order`)."""
+    from datetime import date
+
+    from warlog.engine.scenario import load_scenario
+    from warlog.events.model import EventError, iso_date
+    from warlog.tabletop import free_game_id, new_game
+
+    if dice not in ("manual", "seeded"):
+        raise typer.BadParameter("--dice is manual or seeded")
+    faces = _faces(opening_dice, "--opening-dice")
+    with friendly():  # before the database is opened: a bad date leaves nothing behind
+        try:
+            # Today is read here, at the edge: the engine never looks at a clock.
+            played = date.today().isoformat() if played is None else iso_date(played)
+        except ValueError as exc:
+            raise EventError(f"--date: {exc}") from None
+    with friendly(), open_store(db) as store:
+        scn = load_scenario(scenario)
+        game_id = game or free_game_id(store, scn)
+        new_game(store, scn, game_id, players={"red": red, "blue": blue}, dice=dice, seed=seed,
+                 opening_dice=faces, played=played)
+    out.print(f"started {game_id} ({scn.title}); next: warlog orders {game_id}")
+
+
+def _faces(text: str | None, option: str) -> list[int] | None:
+    try:
+        return [int(f) for f in text.split(",")] if text else None
+    except ValueError:
+        raise typer.BadParameter(f"{option} takes whole numbers separated by commas, "
+                                 f"not {text!r}") from None
+
+
+def _print_state_line(state) -> None:
+    if state.ended:
+        out.print(f"{state.game}: game over — {state.winner or 'draw'} ({state.end_reason})",
+                  markup=False)
+    else:
+        who = state.players.get(state.side, state.side)
+        out.print(f"{state.game}: turn {state.turn}, {state.side} ({who}) {state.phase}",
+                  markup=False)
+
+
+def orders(
+    game: Annotated[str, typer.Argument(help="Game id in the database.")],
+    unit: Annotated[Optional[str], typer.Option(help="Only this unit's orders.")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Every legal order now, in the notation `warlog order` takes."""
+    from warlog.notation import format_order
+    from warlog.tabletop import load
+
+    with friendly(), database(db, game) as store:
+        current = load(store, game)
+    if unit is not None and unit not in current.state.units:
+        raise typer.BadParameter(f"no unit {unit!r} in {game}")
+    _print_state_line(current.state)
+    for order in current.legal_orders(unit):
+        out.print(f"  {format_order(order)}", markup=False)
+
+
+def order(
+    game: Annotated[str, typer.Argument(help="Game id in the database.")],
+    words: Annotated[list[str], typer.Argument(help="The order, e.g. move r-inf-1 E 2 | "
+                                                    "shoot r-arc-1 b-skm-1 | end.")],
+    dice: Annotated[Optional[str], typer.Option(
+        help="The faces the real dice showed, e.g. 4 or 4,6.")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Record one order of a tabletop game: checked by the rules, then appended."""
+    from warlog.engine.narration import narrate_all
+    from warlog.engine.fold import replay
+    from warlog.notation import NotationError, parse_order
+    from warlog.tabletop import record
+
+    faces = _faces(dice, "--dice")
+    with friendly(), open_store(db) as store:
+        try:
+            parsed = parse_order(words)
+        except NotationError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        new_events = record(store, game, parsed, faces)
+        everything = store.read(game)
+    lines = narrate_all(everything)[-len(new_events):]
+    state = replay(everything)
+    for event, line in zip(new_events, lines):
+        out.print(f"  {event['seq']:>5}  {line}")
+    _print_state_line(state)
+
+
+def record_cmd(
+    scenario: Annotated[Optional[str], typer.Argument(
+        help="A bundled scenario id or a .toml file (not needed with --game of a stored "
+             "game).")] = None,
+    game: Annotated[Optional[str], typer.Option(
+        help="Game id: a new one (default SCENARIO-1, -2, ...) or a stored game to carry "
+             "on.")] = None,
+    players: Annotated[Optional[str], typer.Option(help="Who plays: red=NAME,blue=NAME.")] = None,
+    dice: Annotated[Optional[str], typer.Option(
+        help="manual (default): enter the faces the real dice show; auto: warlog rolls.")] = None,
+    seed: Annotated[Optional[int], typer.Option(
+        help="Seed for --dice auto (default: a random one, recorded in the game).")] = None,
+    script: Annotated[Optional[Path], typer.Option(
+        help="Read the orders, dice, undos and notes from this file, one a line.")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Record a game at the table, turn by turn and phase by phase (or from a --script): every
+    order checked by the rules, the real dice entered, undo, notes; quit and carry on later."""
+    from warlog.record import RecordError, Setup
+    from warlog.record_table import record_game
+
+    flag = "" if db == DEFAULT_DB else f" --db {db}"
+    try:
+        with friendly(), open_store(db) as store:
+            record_game(store, Setup(scenario, game, players, dice, seed), script=script,
+                        ask=lambda prompt: out.input(prompt), say=out.print, db_flag=flag)
+    except RecordError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(1) from None
+
+
+def fork_cmd(
+    game: Annotated[str, typer.Argument(help="Game id in the database.")],
+    at: Annotated[int, typer.Option("--at", help="The event to fork at (see `warlog log`).")],
+    new_id: Annotated[Optional[str], typer.Option(
+        "--new-id", help="The new game's id (default GAME-fork-1, -2, ...).")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Start a new game from any point of a stored one: its events up to --at, cut back to where
+    the game waits for an order; carry on with `warlog record --game` or `warlog order`."""
+    from warlog.record import RecordError, fork
+    from warlog.tabletop import load
+
+    try:
+        with friendly(), open_store(db) as store:
+            forked, cut = fork(store, game, at, new_id)
+            state = load(store, forked).state
+    except RecordError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(1) from None
+    back = "" if cut == at else f" (cut back from {at}: the game waits for an order there)"
+    out.print(f"forked {escape(game)} at event {cut}{back} as {escape(forked)}")
+    _print_state_line(state)

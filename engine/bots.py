@@ -357,6 +357,10 @@ POLICIES: dict[str, Callable[[], Policy]] = {
     "deep-search": _deep_search,
 }
 
+# The policies that play playouts of their own at every decision: a hundred times the
+# tactician's work a move, which a what-if multiplies by its playouts.
+SEARCH_POLICIES = ("search", "deep-search")
+
 
 def get_policy(name: str) -> Policy:
     try:

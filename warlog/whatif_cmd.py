@@ -17,8 +17,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from warlog.cli_common import (DEFAULT_DB, DbOption, OneLineErrors, events_of, fail, friendly,
-                                out, stored_damage)
+from warlog.cli_common import (DEFAULT_DB, DbOption, OneLineErrors, err, events_of, fail,
+                                friendly, out, stored_damage)
 
 RefArg = Annotated[str, typer.Argument(help="A replay file or a game id in the database.")]
 PlayoutsOpt = Annotated[int, typer.Option("--playouts", "-n", help="Playouts (per turn, for a curve).")]
@@ -54,6 +54,21 @@ def _runner(label: str):
     return partial(run_job, label=label, noun="playouts")
 
 
+def _warn_if_slow(policies: dict[str, str], red: str | None, blue: str | None) -> None:
+    """A side that keeps, by default, the search bot that played it makes every playout a
+    hundred times longer: say so before the wait, and how to ask for a quick answer."""
+    from warlog.engine.bots import SEARCH_POLICIES
+
+    kept = [side for side, asked in (("red", red), ("blue", blue))
+            if asked is None and policies[side] in SEARCH_POLICIES]
+    if kept:
+        who = " and ".join(f"{side} keeps {policies[side]}" for side in kept)
+        flags = " ".join(f"--{side} tactician" for side in kept)
+        err.print(f"note: {who}, the bot that played it: a search bot plays playouts of its own "
+                  f"at every move, about a hundred times the tactician's work; {flags} for a "
+                  f"quicker estimate", markup=False)
+
+
 def _share(s: dict[str, float]) -> str:
     return f"{s['p']:.2f}  ({s['low']:.2f}-{s['high']:.2f})"
 
@@ -76,10 +91,11 @@ def whatif(
     """What if? From a step of a game, play the rest out many times with fresh dice: who wins
     how often, and how much each side loses, with 95% intervals."""
     from warlog.engine.whatif import WhatIfError
-    from warlog.whatif_job import run_whatif
+    from warlog.whatif_job import policies_for, run_whatif
 
     events = _load(ref, db)
     try:
+        _warn_if_slow(policies_for(events, red, blue), red, blue)
         result = run_whatif(events, events[-1]["seq"] if at is None else at, playouts=playouts,
                             seed=seed, mode=mode, red=red, blue=blue, scheduler=scheduler,
                             workers=workers, runner=_runner("what-if"))
@@ -132,7 +148,8 @@ def winprob(
     game, last = events[0]["game"], events[-1]["seq"]
     try:
         check_args(playouts, mode)
-        params = curve_params(playouts, seed, mode, policies_for(events, red, blue))
+        policies = policies_for(events, red, blue)
+        params = curve_params(playouts, seed, mode, policies)
     except WhatIfError as exc:
         _fail(str(exc))
     curve = None
@@ -141,6 +158,7 @@ def winprob(
             curve = store.load_curve(game, params, last)
     reused = curve is not None
     if curve is None:
+        _warn_if_slow(policies, red, blue)
         curve = run_curve(events, playouts=playouts, seed=seed, mode=mode, red=red, blue=blue,
                           scheduler=scheduler, workers=workers, runner=_runner("win probability"))
         if stored_game:

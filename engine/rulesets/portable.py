@@ -140,9 +140,12 @@ class PortableWargame:
         reach = row["range"]
         if row.get("pila") and reach < 2:  # portable.pila: once per battle, at range 2
             if not state.options.get("pila"):
-                raise IllegalOrder("portable.pila", "pila are the optional rule: options.pila is off")
+                raise IllegalOrder("portable.pila", f"{unit.type} throw pila 2 cells only under "
+                                                    "an optional rule this game leaves off "
+                                                    "(options.pila)")
             if unit.pila_used:
-                raise IllegalOrder("portable.pila", f"{unit.id} has thrown its pila: once per battle")
+                raise IllegalOrder("portable.pila",
+                                   f"{unit.id} has thrown its pila: once per battle")
             reach = 2
         if reach < 2:
             raise IllegalOrder("portable.units", f"{unit.type} have no missiles (attack range "

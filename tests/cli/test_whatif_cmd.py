@@ -147,3 +147,14 @@ def test_ctrl_c_on_a_long_whatif_stops_cleanly(game_file):
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("stopped after ") and last.endswith(" of 20,000 playouts")
     assert "Traceback" not in result.stderr
+
+
+def test_a_side_kept_on_a_search_bot_is_named_before_the_wait(tmp_path):
+    path = tmp_path / "searched.jsonl"
+    write_replay(path, bot_game(seed=3, red="aggressive", blue="search"))
+    slow = run("whatif", str(path), "--at", "150", "-n", "2")
+    assert "blue keeps search, the bot that played it" in slow.stderr
+    assert "--blue tactician for a quicker estimate" in slow.stderr
+    assert "red keeps" not in slow.stderr
+    asked = run("whatif", str(path), "--at", "150", "-n", "2", "--blue", "search")
+    assert "keeps" not in asked.stderr and "red aggressive v blue search" in asked.stdout

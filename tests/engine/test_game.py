@@ -3,15 +3,18 @@ produced; legal orders produce the consequences the rules say."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from warlog.engine.dice import ManualDice
-from warlog.engine.game import Game, decide, legal_orders
+from warlog.engine.game import Game, decide, legal_orders, start
 from warlog.engine.rules import IllegalOrder, catalogue
 from warlog.events.model import parse_event
 from warlog.events.orders import EndPhaseOrder, MoveOrder, ShootOrder
 
 from builders import new_game
+from golden.golden_runner import load_case, scenario_of
 
 END = EndPhaseOrder()
 
@@ -172,3 +175,14 @@ def test_decide_leaves_the_state_it_was_given_untouched():
     before = g.state.public()
     decide(g.state, MoveOrder(unit="a", facing="S", distance=2), ManualDice())
     assert g.state.public() == before
+
+
+def test_pila_out_of_the_game_are_refused_in_words_naming_the_option():
+    case = load_case(Path(__file__).parents[1] / "golden" / "portable-pila-brick.toml")
+    case.scenario["options"] = {"pila": False}
+    g = Game(start("no-pila", scenario_of(case), dice="manual"))
+    g.play(END)  # red's missile machines
+    g.play(END, dice=ManualDice([6, 2]))  # the initiative: red acts first
+    err = refused(g, ShootOrder(unit="r-leg1", target="b-hi"), "portable.pila")
+    assert err.message == ("Legionaries throw pila 2 cells only under an optional rule this "
+                           "game leaves off (options.pila)")

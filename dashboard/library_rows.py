@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from warlog.engine.narration import players_text
+
 
 def rows(games: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """A row per game: id, title, date played, scenario, rule system and period, players,
@@ -19,7 +21,7 @@ def rows(games: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         out.append({"game": g["id"], "title": g["title"] or "", "date": g.get("played") or "",
                     "scenario": g["scenario_id"] or "",
                     "rules": f"{g['rule_system']} {g['period']}",
-                    "players": " v ".join(f"{side}: {who}" for side, who in g["players"].items()),
+                    "players": players_text(g["players"]),
                     "events": g["events"], "result": result, "how": g["reason"] or ""})
     return out
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from warlog.engine.fold import evolve, initial_state
-from warlog.engine.narration import hits_text, order_text
+from warlog.engine.narration import hits_text, order_text, phase_name
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.rulesets.frontier_fire import FALLS
 from warlog.engine.rulesets.ohw_combat import halve
@@ -323,9 +323,9 @@ def steps(events: Sequence[Event]) -> list[Step]:
             kind = "order" if head["kind"] == "order_given" else "phase"
             turn, side, phase = head["turn"], head["side"], head["phase"]
             what = (order_text(head["order"], side, phase) if kind == "order"
-                    else f"{phase} resolves")
+                    else f"{phase_name(phase)} resolves")
             outcome = _outcome(group)
-            who = f"{side} {phase}" if side else f"{phase}"
+            who = f"{side} {phase_name(phase)}" if side else phase_name(phase)
             title = f"turn {turn} · {who} · {what}" + (f": {outcome}" if outcome else "")
         out.append(Step(n, kind, turn, side, phase, first, last, title))
     return out
@@ -350,9 +350,9 @@ def highlights(events: Sequence[Event], state: GameState) -> list[dict[str, Any]
                         "to": tuple(e["landed"]), "label": f"shot {e['fall']}"})
         elif kind == "combat_fought":
             src, dst = e["faced"], e["target"]
-            out.append({"kind": "melee", "source": src, "target": dst, "side": state.units[src].side,
-                        "from": state.units[src].cell, "to": state.units[dst].cell,
-                        "label": "combat"})
+            out.append({"kind": "melee", "source": src, "target": dst,
+                        "side": state.units[src].side, "from": state.units[src].cell,
+                        "to": state.units[dst].cell, "label": "combat"})
         elif kind == "attack_rolled":
             src, dst = e["source"], e["target"]
             out.append({"kind": "melee" if e["attack"] in ("melee", "strike_back") else "shooting",

@@ -16,6 +16,18 @@ from warlog.engine.state import GameState
 
 Event = dict[str, Any]
 
+
+def phase_name(phase: str | None) -> str:
+    """A phase id in words: ``missile_machines`` -> ``missile machines``."""
+    return (phase or "").replace("_", " ")
+
+
+def players_text(players: dict[str, str]) -> str:
+    """Who played, red first (a stored game's players come back in key order, blue first)."""
+    ordered = sorted(players.items(), key=lambda item: (item[0] != "red", item[0]))
+    return " v ".join(f"{side}: {who}" for side, who in ordered)
+
+
 def order_text(order: dict[str, Any], side: str | None, phase: str | None) -> str:
     kind = order["type"]
     if kind == "move":
@@ -32,7 +44,8 @@ def order_text(order: dict[str, Any], side: str | None, phase: str | None) -> st
         if not order["path"]:
             return f"{order['unit']} turns to face {order['facing']}"
         end = order["path"][-1]
-        return f"{order['unit']} moves {len(order['path'])} to {cell_text(end)}, facing {order['facing']}"
+        return (f"{order['unit']} moves {len(order['path'])} to {cell_text(end)}, "
+                f"facing {order['facing']}")
     if kind == "formation":
         verb = "is" if order["formation"] in ("limbered", "unlimbered") else "forms"
         return f"{order['unit']} {verb} {order['formation']}"
@@ -56,7 +69,7 @@ def order_text(order: dict[str, Any], side: str | None, phase: str | None) -> st
     if kind == "turn_to_face":
         return f"{order['unit']} turns to face {order['enemy']}"
     if kind == "end_phase":
-        return f"{side} ends {phase}"
+        return f"{side} ends {phase_name(phase)}"
     return kind
 
 
@@ -103,15 +116,16 @@ def narrate(event: Event, state_before: GameState | None) -> str:
                 f"{len(sc['units'])} units" + (f"; {players}" if players else "") + f"{seed}.")
     if k == "phase_started":
         if event["turn"] > 0 and event["side"] is None:
-            return f"Turn {event['turn']}: the {event['phase']} phase begins (both sides)."
+            return (f"Turn {event['turn']}: the {phase_name(event['phase'])} phase begins "
+                    "(both sides).")
         if event["turn"] == 0:
             who = f" ({event['side']})" if event["side"] else ""
-            return f"Before the first turn: the {event['phase']} phase{who}."
-        return f"Turn {event['turn']}: {event['side']}'s {event['phase']} phase begins."
+            return f"Before the first turn: the {phase_name(event['phase'])} phase{who}."
+        return f"Turn {event['turn']}: {event['side']}'s {phase_name(event['phase'])} phase begins."
     if k == "order_given":
         by = f" ({event['by']})" if event.get("by") else ""
         if event["order"]["type"] == "end_phase":
-            return f"{event['side']} ends the {event['phase']} phase{by}."
+            return f"{event['side']} ends the {phase_name(event['phase'])} phase{by}."
         order = order_text(event["order"], event["side"], event["phase"])
         return f"{event['side']} orders: {order}{by}."
     if k == "dice_rolled":
@@ -123,8 +137,8 @@ def narrate(event: Event, state_before: GameState | None) -> str:
         return f"{event['unit']} turns from {event['from_facing']} to {event['to_facing']}{pivot}."
     if k == "unit_moved":
         n = len(event["path"])
-        text = (f"{event['unit']} moves {n} cell{'s' * (n != 1)} from {cell_text(event['from_cell'])} "
-                f"to {cell_text(event['to_cell'])}")
+        text = (f"{event['unit']} moves {n} cell{'s' * (n != 1)} from "
+                f"{cell_text(event['from_cell'])} to {cell_text(event['to_cell'])}")
         if event.get("road_bonus"):
             text += ", with the road bonus"
         terrain = s.terrain.get(tuple(event["to_cell"]), "open") if s else "open"
@@ -171,7 +185,8 @@ def narrate(event: Event, state_before: GameState | None) -> str:
         return (f"{event['unit']} fires ({how}) at {cell_text(event['aimed'])}: the shot falls "
                 f"{event['fall']}, on {where}.")
     if k == "unit_marked":
-        return f"{event['unit']} is destroyed by the artillery (removed once every battery has fired)."
+        return (f"{event['unit']} is destroyed by the artillery (removed once every battery has "
+                "fired).")
     if k == "combat_fought":
         def side(die, strength, mods):
             extra = "".join(f" {_signed(v)} ({r})" for r, v in mods)
@@ -182,8 +197,11 @@ def narrate(event: Event, state_before: GameState | None) -> str:
         if event["attacker_destroyed"]:
             result.append(f"{event['faced']} is destroyed")
         who = ", ".join(event["attackers"])
-        return (f"{who} fight {event['target']}: attacker {side(event['attacker_die'], event['attacker_strength'], event['attacker_modifiers'])}; "
-                f"defender {side(event['defender_die'], event['defender_strength'], event['defender_modifiers'])}: "
+        attacker = side(event["attacker_die"], event["attacker_strength"],
+                        event["attacker_modifiers"])
+        defender = side(event["defender_die"], event["defender_strength"],
+                        event["defender_modifiers"])
+        return (f"{who} fight {event['target']}: attacker {attacker}; defender {defender}: "
                 + (" and ".join(result) if result else "both stand") + ".")
     if k == "melee_rolled":
         mods = _modifiers(event["modifiers"])
@@ -192,7 +210,8 @@ def narrate(event: Event, state_before: GameState | None) -> str:
         return (f"{event['unit']} ({role} against {event['opponent']}): die {event['die']}{mods}"
                 f" = {event['total']}; {event['at_most']} or less takes a hit: it {result}.")
     if k == "advance_offered":
-        return f"{event['unit']} may advance into {cell_text(event['cell'])}, the cell its enemy left."
+        return (f"{event['unit']} may advance into {cell_text(event['cell'])}, the cell its enemy "
+                "left.")
     if k == "disorder_tested":
         why = {"terrain": "crossing rough ground", "friends": "passing through friends",
                "turn": "turning in place"}[event["reason"]]
@@ -220,13 +239,15 @@ def narrate(event: Event, state_before: GameState | None) -> str:
     if k == "hit_taken":
         outcome = {"lose": "loses a strength point",
                    "lose_no_retreat": "cannot retreat, so loses a strength point",
-                   "choose": f"its owner chooses: retreat to {cell_text(event['retreat_to'] or (0, 0))} "
-                             "or lose a strength point"}[event["outcome"]]
+                   "choose": "its owner chooses: retreat to "
+                             f"{cell_text(event['retreat_to'] or (0, 0))} or lose a strength "
+                             "point"}[event["outcome"]]
         return f"{event['unit']} rolls {event['die']} on the hit table: {outcome}."
     if k == "strength_lost":
         return f"{event['unit']} loses {event['amount']} SP ({event['left']} left)."
     if k == "unit_retreated":
-        return f"{event['unit']} retreats from {cell_text(event['from_cell'])} to {cell_text(event['to_cell'])}."
+        return (f"{event['unit']} retreats from {cell_text(event['from_cell'])} to "
+                f"{cell_text(event['to_cell'])}.")
     if k == "exhaustion_points":
         parts = [f"{side} {event['points'][side]} of {event['strength'][side]} SP"
                  for side in event["points"]]

@@ -203,6 +203,8 @@ def games(
     """List the games in the database."""
     from dataclasses import asdict
 
+    from warlog.engine.narration import players_text
+
     with friendly(), database(db) as store:
         infos = store.games()
     if as_json:
@@ -214,7 +216,7 @@ def games(
         result = (g.winner or "draw") if g.ended else "in progress"
         players = g.players if isinstance(g.players, dict) else {}
         table.add_row(escape(g.id), escape(str(g.played or "")), escape(g.scenario_id or ""),
-                      escape(" v ".join(f"{k}:{v}" for k, v in players.items())), str(g.events),
+                      escape(players_text(players)), str(g.events),
                       escape(str(result)))
     out.print(table)
 

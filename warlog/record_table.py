@@ -14,6 +14,7 @@ from typing import Any
 
 from warlog.engine.dice import DiceError
 from warlog.engine.game import Game
+from warlog.engine.narration import phase_name
 from warlog.engine.rules import IllegalOrder, catalogue
 from warlog.engine.scenario import Scenario
 from warlog.events.store import EventStore, StoreError
@@ -121,7 +122,7 @@ class Table:
 
     def _header(self) -> str:
         s = self.rec.state
-        return f"turn {s.turn} · {s.to_act or '-'} ({self.rec.who}) · {s.phase}"
+        return f"turn {s.turn} · {s.to_act or '-'} ({self.rec.who}) · {phase_name(s.phase)}"
 
     def _show_orders(self, unit: str | None = None) -> None:
         from rich.columns import Columns

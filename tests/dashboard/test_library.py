@@ -74,6 +74,8 @@ def test_the_library_shows_the_date_each_game_was_played(tmp_path, monkeypatch):
     table = at.dataframe[0].value
     assert list(table.columns)[:3] == ["game", "title", "date"]
     assert dict(zip(table["game"], table["date"])) == {"bots-1": "", "table-1": "2026-11-02"}
+    # stored as canonical JSON, the players come back blue first: shown red first
+    assert dict(zip(table["game"], table["players"]))["table-1"] == "red: Ann v blue: Bo"
     at.text_input(key="library_search").input("2026-11").run()
     assert list(at.dataframe[0].value["game"]) == ["table-1"]
 

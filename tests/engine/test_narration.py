@@ -51,3 +51,24 @@ def test_a_hits_line_names_whose_modifier_it_adds():
             seen += 1
         state = evolve(state, e, check=False)
     assert seen
+
+
+def test_phases_are_named_in_words_not_by_their_ids(bundled_games):
+    from warlog.engine.analysis import steps
+
+    named = set()
+    for events in bundled_games.values():
+        for line, e in zip(narration.narrate_all(events), events):
+            if e["kind"] == "phase_started" and "_" in e["phase"]:
+                assert f"{e['phase'].replace('_', ' ')} phase" in line, line
+                named.add(e["phase"])
+        ids = {e["phase"] for e in events if "_" in (e.get("phase") or "")}
+        for step in steps(events):
+            assert not any(phase in step.title for phase in ids), step.title
+    assert named == {"missile_machines", "artillery_losses"}
+
+
+def test_players_are_named_red_first_whatever_order_they_come_in():
+    assert narration.players_text({"blue": "Bo", "red": "Ann"}) == "red: Ann v blue: Bo"
+    assert narration.players_text({"blue": "tactician"}) == "blue: tactician"
+    assert narration.players_text({}) == ""

@@ -28,13 +28,17 @@ import gc
 import hashlib
 import os
 import re
+from functools import partial
 from typing import Any
 
 import streamlit as st
 
+from warlog.dashboard import background
+from warlog.dashboard.background import Progress
 from warlog.engine import analysis, teaching
 from warlog.engine.fold import FoldError, Timeline
-from warlog.engine.verify import require_rederived, verify, what_was_checked
+from warlog.engine.verify import (Report, require_rederived, search_sides, verify,
+                                  what_was_checked)
 from warlog.events.replay_file import ReplayError, encode_replay, load_replay_bytes, store_game
 from warlog.events.store import StoreError
 from warlog.events.model import make_note
@@ -171,31 +175,64 @@ def replay_bytes(path: str, game: str, count: int) -> bytes:
         return encode_replay(store.read(game))
 
 
-def import_upload(path: str, raw: bytes, name: str) -> str:
+def import_upload(path: str, raw: bytes, name: str, progress: Progress | None = None) -> str:
     """Add an uploaded replay file to the database, trusted only if it re-derives: checked as
     ``warlog import`` checks it, then verified (orders and dice in, the same events out), by the
     same functions. Returns the game id; ReplayError or StoreError with a readable message
-    otherwise, with nothing written."""
+    otherwise, with nothing written. ``progress`` hears of each order re-derived of a game a
+    search bot played (minutes); of any other game (a second), nothing."""
     events = load_replay_bytes(raw, name)
-    require_rederived(events, name)  # NotRederived names the line and the first difference
+    slow = bool(events and search_sides(events[0]))
+    # NotRederived names the line and the first difference
+    require_rederived(events, name, progress if slow else None)
     with SQLiteEventStore(path) as store:
         game = store_game(store, events, name)
     list_games.clear()
     return game
 
 
+@dataclasses.dataclass(frozen=True)
+class Pending:
+    """A game a search bot played, still being re-derived in the background: ``done`` of its
+    ``total`` orders so far; ``sides``: the sides the search bot played."""
+
+    done: int
+    total: int
+    sides: tuple[str, ...]
+
+
 @st.cache_resource(show_spinner="Re-deriving the game from its orders and dice…", max_entries=16)
-def _verification(identity: str, count: int, _events: list[Event]) -> str:
-    chain_error = None
-    game = _events[0].get("game") if _events else None
-    if identity == f"db:{db_path()}:{game}":  # the stored rows' own chain
-        try:
-            with SQLiteEventStore(db_path()) as store:
-                store.verify(game)
-        except (StoreError, ValueError) as exc:
-            chain_error = str(exc)
-    # An upload's chain was checked as it was read (parse_upload refuses a broken one).
-    return markdown_text(what_was_checked(verify(_events), chain_error=chain_error))
+def _rederived(key: str, _events: list[Event]) -> Report:
+    return verify(_events)
+
+
+def _report(key: str, events: list[Event]) -> Report | Pending:
+    """verify's report on ``events`` (``key`` names them: source and length), once per server.
+    A game a search bot played takes minutes (each of its orders is re-chosen by playing its
+    playouts again), so it is re-derived in the background, and until then this is how far it
+    has come; any other takes a second, here and now."""
+    sides = search_sides(events[0]) if events else []
+    if not sides:
+        return _rederived(key, events)
+    running = background.job(f"verify:{key}", partial(verify, events))
+    if running.finished:
+        return running.result()
+    total = running.total or sum(e.get("kind") == "order_given" for e in events)  # not begun
+    return Pending(running.done, total, tuple(sides))
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _chain_error(identity: str, game: str | None, count: int) -> str | None:
+    """What is wrong with a stored game's own hash chain (its rows, to its recorded head), if
+    anything. An upload's chain was checked as it was read (parse_upload refuses a broken one)."""
+    if identity != f"db:{db_path()}:{game}":
+        return None
+    try:
+        with SQLiteEventStore(db_path()) as store:
+            store.verify(game)
+    except (StoreError, ValueError) as exc:
+        return str(exc)
+    return None
 
 
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
@@ -207,23 +244,32 @@ def markdown_text(text: str) -> str:
     return _MARKDOWN.sub(r"\\\1", " ".join(text.splitlines()))
 
 
-@st.cache_resource(show_spinner="Re-deriving the game from its orders and dice…", max_entries=16)
-def upload_refusal(key: str, _events: list[Event]) -> str | None:
+def upload_refusal(key: str, events: list[Event]) -> str | Pending | None:
     """Why an uploaded file may not be shown: it does not re-derive from its own orders and
     dice (an edited die, even with its hash chain recomputed). A file that merely stops inside
-    an order (a game exported while it was being played) is shown, marked not verified."""
-    report = verify(_events)
+    an order (a game exported while it was being played) is shown, marked not verified. A game
+    a search bot played is checked in the background: Pending until then. (The page's verified
+    line reads the same report: the file is re-derived once.)"""
+    report = _report(f"upload:{key}:{len(events)}", events)
+    if isinstance(report, Pending):
+        return report
     if report.ok or report.mismatch.message.startswith("the log stops after"):
         return None
     return (f"it does not re-derive from its own orders and dice: event seq "
             f"{report.mismatch.seq}: {report.mismatch.message}")
 
 
-def verified_line(identity: str, events: list[Event]) -> str:
+def verified_line(identity: str, events: list[Event]) -> str | Pending:
     """What is proven of the game on show, for the replay header as markdown-safe text
     (verify's wording, see engine.verify.what_was_checked): re-derived once per game and
-    length. ``identity`` is the page's ``game_identity`` (``db:PATH:GAME`` or ``upload:KEY``)."""
-    return _verification(identity, len(events), events)
+    length. ``identity`` is the page's ``game_identity`` (``db:PATH:GAME`` or ``upload:KEY``).
+    A game a search bot played is re-derived in the background: Pending until then."""
+    report = _report(f"{identity}:{len(events)}", events)
+    if isinstance(report, Pending):
+        return report
+    game = events[0].get("game") if events else None
+    chain_error = _chain_error(identity, game, len(events))
+    return markdown_text(what_was_checked(report, chain_error=chain_error))
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)

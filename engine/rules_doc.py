@@ -9,7 +9,8 @@ and a test keeps docs/rules.md equal to it.
 from __future__ import annotations
 
 from warlog.engine.rules import Rule, catalogue, sources
-from warlog.engine.rulesets.tables import load_table, option_specs, periods, systems
+from warlog.engine.rulesets.tables import (SYSTEM_TITLES, load_table, option_specs, periods,
+                                           systems)
 
 HEADER = """# Rules reference
 
@@ -35,11 +36,6 @@ def _rule(rule: Rule) -> list[str]:
     if rule.note:
         lines.append(f"  Note: {rule.note}")
     return lines
-
-
-SYSTEM_TITLES = {"ohw": "One Hour Wargames", "portable": "The Portable Wargame: Ancient Battles",
-                 "frontier": "Frontier (Joseph Morschauser)",
-                 "density": "Ancient battles with formation density"}
 
 
 def _in_order() -> list[str]:

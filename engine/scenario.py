@@ -188,8 +188,10 @@ class Scenario(_Frozen):
 
     @property
     def side_names(self) -> dict[str, str]:
-        """Side id -> display name, e.g. ``{"red": "Rome", "blue": "Carthage"}``."""
-        return {side: spec.name for side, spec in self.sides.items()}
+        """Side id -> display name, red first, e.g. ``{"red": "Rome", "blue": "Carthage"}`` (a
+        scenario read back from a game's first event has its keys in canonical order, blue
+        first)."""
+        return {side: self.sides[side].name for side in SIDES if side in self.sides}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -19,12 +19,13 @@ rules cannot follow is reported as the mismatch at the event where they stopped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
-from warlog.engine.bots import POLICIES, next_order
+from warlog.engine.bots import POLICIES, SEARCH_POLICIES, next_order
 from warlog.engine.dice import DiceError, RecordedDice, SeededDice
 from warlog.engine.fold import FoldError, evolve
 from warlog.engine.game import decide, opening
@@ -112,7 +113,8 @@ def _describe(event: Event) -> str:
         return f"an event that is a {type(event).__name__}, not an object"
     seq, kind = event.get("seq", "?"), event.get("kind", "?")
     seq = seq if type(seq) is int or seq == "?" else _short(seq, 24)
-    kind = kind if type(kind) is str and len(kind) <= 40 and kind.isprintable() else _short(kind, 40)
+    kind = (kind if type(kind) is str and len(kind) <= 40 and kind.isprintable()
+            else _short(kind, 40))
     return f"event seq {seq} ({kind})"
 
 
@@ -159,33 +161,56 @@ def _check_retraction(state: GameState, logged: Event, i: int) -> None:
     _compare([logged], [derived], i)
 
 
-def verify(events: list[Event]) -> Report:
+Progress = Callable[[int, int], None]  # (orders re-derived, orders in the log)
+
+
+def search_sides(first: Event) -> list[str]:
+    """The sides a search bot played, in ``first`` (a game_started event): re-choosing each of
+    its orders plays its playouts again, seconds an order, so verifying such a game takes
+    minutes, where any other takes a second."""
+    players = first.get("players") if isinstance(first, dict) else None
+    if not isinstance(players, dict):
+        return []
+    return [side for side in ("red", "blue") if players.get(side) in SEARCH_POLICIES]
+
+
+def verify(events: list[Event], progress: Progress | None = None) -> Report:
     """Check that every consequence in ``events`` follows from its inputs. Never raises: what
-    the rules cannot follow is the mismatch, at the event where they stopped."""
-    progress = {"at": 0, "orders": 0, "bot_orders": 0}
+    the rules cannot follow is the mismatch, at the event where they stopped. ``progress`` is
+    told (orders re-derived, orders in the log) as each order is."""
+    at = {"at": 0, "orders": 0, "bot_orders": 0}
     try:
-        report = _rederive(events, progress)
+        total = sum(isinstance(e, dict) and e.get("kind") == "order_given" for e in events)
+        tell = progress or _silent
+        tell(0, total)
+        report = _rederive(events, at, tell, total)
     except Exception as exc:  # noqa: BLE001 - a log the rules cannot follow is a finding
-        at = progress["at"]
+        where_at = at["at"]
         try:
-            event = events[at]
+            event = events[where_at]
             seq = event.get("seq") if isinstance(event, dict) else None
-            seq = seq if type(seq) is int and seq >= 1 else at + 1
+            seq = seq if type(seq) is int and seq >= 1 else where_at + 1
             where = _describe(event)
         except Exception:  # noqa: BLE001 - not even a list of events
             seq, where = 1, "the log"
         what = (f"no {_short(exc.args[0], 40)} field where the rules need one"
-                if isinstance(exc, KeyError) and exc.args else f"{type(exc).__name__}: {_short(str(exc))}")
+                if isinstance(exc, KeyError) and exc.args
+                else f"{type(exc).__name__}: {_short(str(exc))}")
         message = f"{where}: the rules cannot follow it ({what})"
         try:
             count = len(events)
         except TypeError:
             count = 0
-        return Report(count, progress["orders"], False, Mismatch(seq, message))
+        return Report(count, at["orders"], False, Mismatch(seq, message))
     return report
 
 
-def _rederive(events: list[Event], progress: dict[str, int]) -> Report:
+def _silent(done: int, total: int) -> None:
+    pass
+
+
+def _rederive(events: list[Event], progress: dict[str, int], tell: Progress,
+              total: int) -> Report:
     orders = 0
     state = None
     first: Event = {}
@@ -233,7 +258,8 @@ def _rederive(events: list[Event], progress: dict[str, int]) -> Report:
             try:
                 order = parse_order(logged["order"])
             except (ValidationError, KeyError) as exc:
-                raise _Stop(logged["seq"], f"{_describe(logged)}: not a valid order: {exc}") from None
+                raise _Stop(logged["seq"],
+                            f"{_describe(logged)}: not a valid order: {exc}") from None
             player = state.players.get(state.to_act)
             by = logged.get("by")
             if by in POLICIES and player != by:
@@ -250,13 +276,15 @@ def _rederive(events: list[Event], progress: dict[str, int]) -> Report:
             try:
                 produced = decide(state, order, dice, by=by)
             except IllegalOrder as exc:
-                raise _Stop(logged["seq"], f"{_describe(logged)}: the order is illegal: {exc}") from None
+                raise _Stop(logged["seq"],
+                            f"{_describe(logged)}: the order is illegal: {exc}") from None
             except DiceError as exc:
                 raise _Stop(logged["seq"], f"{_describe(logged)}: {exc}") from None
             _compare(events[i : i + len(produced)], produced, i)
             for event in produced:
                 evolve(state, event)
             orders += 1
+            tell(orders, total)
             i += len(produced)
     except _Stop as stop:
         return Report(len(events), orders, False, stop.mismatch, **_inputs(first, progress))
@@ -342,10 +370,11 @@ class NotRederived(ReplayError):
                          f"re-derive from its own orders and dice: {mismatch.message}")
 
 
-def require_rederived(events: list[Event], source: Any = "replay") -> Report:
+def require_rederived(events: list[Event], source: Any = "replay",
+                      progress: Progress | None = None) -> Report:
     """verify ``events`` (a replay's, line N + 1 holding seq N); NotRederived naming the line
     and the first difference unless every event follows from the game's inputs."""
-    report = verify(events)
+    report = verify(events, progress)
     if not report.ok:
         raise NotRederived(source, report.mismatch)
     return report

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Iterator
+from typing import Annotated, Callable, Iterator
 
 import typer
 from rich.console import Console
@@ -199,6 +199,23 @@ def stored_damage(ref: str, db: Path) -> Iterator[None]:
         raise StoreError(f"{db}: the database is damaged: {damage}") from None
 
 
+@contextmanager
+def rederiving(events: list[dict], name: object) -> Iterator[Callable[[int, int], None]]:
+    """What to tell a player while a game is re-derived: nothing for most games (a second), but
+    a game a search bot played takes minutes (its orders are re-chosen by playing its playouts
+    again): a progress bar on a terminal, else one line saying why it takes long."""
+    from warlog.engine.verify import search_sides
+    from warlog.progress import progress_bar
+
+    sides = search_sides(events[0]) if events else []
+    if sides and not err.is_terminal:
+        err.print(f"re-deriving {name}: the search bot's orders ({' and '.join(sides)}) are "
+                  "re-chosen by playing its playouts again, which can take minutes", markup=False)
+    with progress_bar(f"re-deriving {name}", noun="orders", console=err,
+                      enabled=bool(sides) and err.is_terminal) as progress:
+        yield progress
+
+
 def events_of(ref: str, db: Path) -> list[dict]:
     """A replay file's events, read with every check and re-derived before use (trust by
     default: nothing from a file reaches the engine's readers unless it follows from its own
@@ -209,7 +226,8 @@ def events_of(ref: str, db: Path) -> list[dict]:
     path = Path(ref)
     if path.is_file() or (path.exists() and not path.is_dir()):  # a pipe or device: refused
         events = load_replay(path)
-        require_rederived(events, ref)
+        with rederiving(events, ref) as progress:
+            require_rederived(events, ref, progress)
         return events
     with database(db, ref) as store:
         return store.read(ref)

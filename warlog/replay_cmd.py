@@ -12,7 +12,8 @@ from typing import Annotated
 
 import typer
 
-from warlog.cli_common import DEFAULT_DB, DbOption, database, err, friendly, open_store, out
+from warlog.cli_common import (DEFAULT_DB, DbOption, database, err, friendly, open_store, out,
+                                rederiving)
 
 
 def verify(
@@ -37,7 +38,8 @@ def verify(
     except (ReplayError, StoreError, EventError, OSError, sqlite3.Error) as exc:
         err.print(f"FAIL {exc}", style="red", markup=False)
         raise typer.Exit(1) from None
-    report = rederive(events)
+    with rederiving(events, ref) as progress:
+        report = rederive(events, progress)
     if not report.ok:
         err.print(f"FAIL {ref}: {report.mismatch.message}", style="red", markup=False)
         raise typer.Exit(1)
@@ -70,7 +72,8 @@ def import_cmd(
 
     with friendly():
         events = load_replay(file)  # every check on the file itself, line by line
-        report = require_rederived(events, file)  # trust by default: nothing stored otherwise
+        with rederiving(events, file) as progress:  # trust by default: nothing stored otherwise
+            report = require_rederived(events, file, progress)
         with database(db) as store:
             game = store_game(store, events, file)
     out.print(f"imported {game} into {db}", markup=False)

@@ -117,7 +117,8 @@ def report_html(events: list[Event]) -> str:
     attrition = _chart(charts.attrition_figure(analysis.attrition(events)))
     exhaustion = _chart(charts.exhaustion_figure(analysis.exhaustion(events)))
     luck = _chart(charts.luck_figure(analysis.luck_by_turn(events)))
-    sides = " vs ".join(f"<b>{html.escape(side)}</b>: {html.escape(name)}" for side, name in names.items())
+    sides = " vs ".join(f"<b>{html.escape(side)}</b>: {html.escape(name)}"
+                        for side, name in names.items())
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>{html.escape(scenario.title)} — warlog report</title>
@@ -126,7 +127,7 @@ def report_html(events: list[Event]) -> str:
 </head><body>
 <h1>{html.escape(scenario.title)}</h1>
 <p class="muted">{html.escape(scenario.description)}</p>
-<p>{sides} · {analysis.system_name(final)} · {scenario.grid.kind} grid
+<p>{sides} · {html.escape(analysis.system_name(final))} · {scenario.grid.kind} grid
 {scenario.grid.width}×{scenario.grid.height} · game <code>{html.escape(final.game)}</code></p>
 <p class="result">Result: {html.escape(result)}</p>
 <p class="muted">Options: {html.escape(options)}</p>

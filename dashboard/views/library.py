@@ -56,9 +56,18 @@ st.subheader("Add a replay file")
 upload = st.file_uploader("Replay file (.jsonl or .jsonl.gz)", type=data.REPLAY_TYPES,
                           key="library_upload")
 if upload is not None:
+    bar = st.empty()
+
+    def rederived(done: int, total: int) -> None:  # a game a search bot played: minutes
+        bar.progress(done / max(1, total), text=f"Re-deriving {data.markdown_text(upload.name)}: "
+                     f"{done} of {total} orders (a search bot's orders are re-chosen by playing "
+                     "its playouts again)")
+
     try:
-        added = data.import_upload(path, upload.getvalue(), upload.name)
+        added = data.import_upload(path, upload.getvalue(), upload.name, rederived)
     except Exception as exc:  # an uploaded file is untrusted input: any failure is a message
         st.error(f"Cannot add {upload.name}: {exc}")
     else:
         st.success(f"Added {added}: it re-derives from its own orders and dice.")
+    finally:
+        bar.empty()

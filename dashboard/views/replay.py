@@ -20,7 +20,7 @@ from typing import Any
 
 import streamlit as st
 
-from warlog.dashboard import board, charts, data, scrub, teach
+from warlog.dashboard import board, charts, data, scrub, teach, verifying
 from warlog.engine import analysis, narration, reach
 from warlog.engine.fold import evolve
 from warlog.engine.rules import catalogue
@@ -81,6 +81,9 @@ def choose_source() -> tuple[str, list[Event]] | str | None:
         return f"Cannot open {upload.name}: {exc}"
     key = data.source_key("upload", raw)
     refusal = data.upload_refusal(key, events)
+    if isinstance(refusal, data.Pending):
+        verifying.checking_upload(key, events, upload.name)
+        return None
     if refusal is not None:
         return f"Cannot open {upload.name}: {refusal}"
     st.session_state["game_identity"] = f"upload:{key}"
@@ -148,7 +151,7 @@ def header(tl, events: list[Event]) -> None:
     st.caption("Options in force: " + options_text(final.options), help=(
         "Every interpretation and optional rule the game was played with, as recorded in its "
         "first event. ⚖️ marks an interpretation of the source; the Rules page explains each."))
-    st.caption(data.verified_line(st.session_state.get("game_identity", ""), events))
+    verifying.verified_caption(st.session_state.get("game_identity", ""), events)
     if final.ended:
         if final.winner:
             st.success(f"Result: **{final.winner}** ({names.get(final.winner, final.winner)}) "

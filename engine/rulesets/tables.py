@@ -23,6 +23,11 @@ from typing import Any
 
 _PACKAGE = "warlog.engine.rulesets"
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
+# Each rule system's name for people, in the rules reference's order (One Hour Wargames first).
+SYSTEM_TITLES = {"ohw": "One Hour Wargames", "portable": "The Portable Wargame: Ancient Battles",
+                 "frontier": "Frontier (Joseph Morschauser)",
+                 "density": "Ancient battles with formation density",
+                 "napoleonic": "Napoleonic battles on a grid"}
 
 
 class OptionError(ValueError):

@@ -410,3 +410,18 @@ def test_luck_prints_each_sides_dice_against_average_dice(tmp_path):
         assert f"{row['luck']:+.2f}" in shown.output and f"{row['expected_hits']:.2f}" in shown.output
     last = max(r["turn"] for r in analysis.luck_by_turn(events))
     assert f"\n│ {last} " in shown.output
+
+
+def test_a_game_a_search_bot_played_says_why_its_check_takes_long(tmp_path, replay_file):
+    from whatif_games import bot_game
+
+    from warlog.events.replay_file import write_replay
+
+    searched = tmp_path / "searched.jsonl"
+    write_replay(searched, bot_game(seed=3, red="aggressive", blue="search"))
+    for args in (["verify", str(searched)], ["import", str(searched)],
+                 ["show", str(searched), "--no-board"]):
+        said = run(*args).stderr
+        assert said.startswith(f"re-deriving {searched}: the search bot's orders (blue) are "
+                               "re-chosen by playing its playouts again"), (args, said)
+    assert "re-deriving" not in run("verify", str(replay_file)).stderr  # aggressive v cautious

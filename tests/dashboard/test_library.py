@@ -114,4 +114,4 @@ def test_a_chosen_game_opens_in_the_replay_page(library):
     at.button(key="library_open").click().run()
     assert not at.exception
     assert at.selectbox(key="game").value == "lib-2"
-    assert any("portable ancient_battles" in m.value for m in at.markdown)
+    assert any("The Portable Wargame: Ancient Battles" in m.value for m in at.markdown)

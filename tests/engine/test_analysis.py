@@ -330,3 +330,18 @@ def test_luck_over_time_ends_at_the_luck_of_the_whole_game(games):
         for side in ("red", "blue"):
             final = [r for r in rows if r["side"] == side][-1]["luck"]
             assert abs(final - whole[side]) < 0.02, (name, side)
+
+
+def test_systems_and_sides_are_named_for_people(bundled_games):
+    names = {}
+    for sc in bundled_scenarios():
+        final = replay(bundled_games[sc.id])
+        names[sc.id] = analysis.system_name(final)
+        # the scenario comes back from the first event with its sides in key order, blue first
+        assert list(final.scenario.side_names) == ["red", "blue"]
+    assert names["ancients-river-crossing"] == "One Hour Wargames: Ancients"
+    assert names["pike-and-shot-auldearn"] == "One Hour Wargames: Pike & Shot"
+    assert names["portable-zama"] == "The Portable Wargame: Ancient Battles"
+    assert names["frontier-ulundi"] == "Frontier (Joseph Morschauser)"
+    assert names["napoleonic-aspern"] == "Napoleonic battles on a grid"
+    assert names["density-granicus"] == "Ancient battles with formation density"

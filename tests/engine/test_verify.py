@@ -10,7 +10,7 @@ from warlog.engine.bots import play_out
 from warlog.engine.game import Game, start
 from warlog.engine.dice import ManualDice
 from warlog.engine.scenario import load_scenario
-from warlog.engine.verify import verify
+from warlog.engine.verify import search_sides, verify
 from warlog.events.orders import EndPhaseOrder, ShootOrder
 
 from builders import mutated, tiny_scenario
@@ -28,6 +28,21 @@ def first(events, kind):
 def test_an_untouched_game_verifies(events):
     report = verify(events)
     assert report.ok and report.finished and report.orders > 10
+
+
+def test_progress_is_told_each_order_out_of_the_orders_in_the_log(events):
+    told = []
+    report = verify(events, progress=lambda done, total: told.append((done, total)))
+    orders = sum(e["kind"] == "order_given" for e in events)
+    assert report.ok and told == [(n, orders) for n in range(orders + 1)]
+
+
+def test_the_sides_a_search_bot_played_are_named_as_slow_to_verify(events):
+    assert search_sides(events[0]) == []  # aggressive v cautious: a second
+    searched = {**events[0], "players": {"blue": "deep-search", "red": "search"}}
+    assert search_sides(searched) == ["red", "blue"]
+    assert search_sides({**events[0], "players": {"red": "Ann", "blue": "search"}}) == ["blue"]
+    assert search_sides({"players": ["red"]}) == [] and search_sides("x") == []
 
 
 @pytest.mark.parametrize("kind,field,change", [

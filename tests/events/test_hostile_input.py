@@ -700,7 +700,8 @@ def test_the_replay_header_says_what_was_verified(tmp_path, monkeypatch, game):
     from warlog.dashboard import data
 
     data.read_events.clear()  # a running dashboard keeps what it read: a fresh one
-    data._verification.clear()
+    data._rederived.clear()
+    data._chain_error.clear()
     at = AppTest.from_file(app, default_timeout=60).run()
     said = [c.value for c in at.caption if c.value.startswith("Not verified")]
     assert said and "hash chain is broken" in said[0], [c.value for c in at.caption]

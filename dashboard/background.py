@@ -9,15 +9,16 @@ far it has come, and shows the game meanwhile; a fragment on the page polls unti
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st
 
 Progress = Callable[[int, int], None]
-_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="warlog-background")
+THREAD_PREFIX = "warlog-background"
 
 
 @dataclass
@@ -42,7 +43,15 @@ class Job:
 @st.cache_resource(show_spinner=False, max_entries=32)
 def job(key: str, _work: Callable[[Progress], Any]) -> Job:
     """The job for ``key``: ``_work(progress)`` started on the first call, found on later ones
-    (only ``key`` tells jobs apart: it must name everything the work depends on)."""
+    (only ``key`` tells jobs apart: it must name everything the work depends on). The thread is
+    a daemon: stopping the dashboard (Ctrl-C) does not wait minutes for it to finish."""
     started = Job()
-    started.future = _POOL.submit(_work, started.progress)
+
+    def run() -> None:
+        try:
+            started.future.set_result(_work(started.progress))
+        except BaseException as exc:  # noqa: BLE001 - handed to whoever reads the result
+            started.future.set_exception(exc)
+
+    threading.Thread(target=run, name=f"{THREAD_PREFIX} {key}", daemon=True).start()
     return started

@@ -16,7 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from whatif_games import bot_game
 
-from warlog.dashboard import data
+from warlog.dashboard import background, data
 from warlog.events.replay_file import encode_replay
 from warlog.events.sqlite_store import SQLiteEventStore
 
@@ -31,7 +31,7 @@ def gate(monkeypatch) -> threading.Event:
     opened, real = threading.Event(), data.verify
 
     def held(events, progress=None):
-        if threading.current_thread().name.startswith("warlog-background"):
+        if threading.current_thread().name.startswith(background.THREAD_PREFIX):
             assert opened.wait(DEADLINE), "the gate was never opened"
         return real(events, progress)
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from warlog.engine.narration import players_text
+from warlog.engine.rulesets.tables import rules_title
 
 
 def rows(games: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -20,7 +21,7 @@ def rows(games: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             result = "in progress"
         out.append({"game": g["id"], "title": g["title"] or "", "date": g.get("played") or "",
                     "scenario": g["scenario_id"] or "",
-                    "rules": f"{g['rule_system']} {g['period']}",
+                    "rules": rules_title(g["rule_system"] or "", g["period"] or ""),
                     "players": players_text(g["players"]),
                     "events": g["events"], "result": result, "how": g["reason"] or ""})
     return out

@@ -16,7 +16,7 @@ from warlog.engine.narration import hits_text, order_text, phase_name
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.rulesets.frontier_fire import FALLS
 from warlog.engine.rulesets.ohw_combat import halve
-from warlog.engine.rulesets.tables import SYSTEM_TITLES, load_table
+from warlog.engine.rulesets.tables import load_table, rules_title
 from warlog.engine.state import SIDES, GameState
 
 Event = dict[str, Any]
@@ -395,11 +395,7 @@ def notes_by_step(events: Sequence[Event], steps: Sequence[Step]) -> dict[int, l
 def system_name(state: GameState) -> str:
     """The rule system and period in words: "One Hour Wargames: Ancients", or "Frontier
     (Joseph Morschauser)" for a system of one period."""
-    title = SYSTEM_TITLES.get(state.rule_system, state.rule_system)
-    table = load_table(state.rule_system)["periods"]
-    if len(table) == 1:
-        return title
-    return f"{title}: {table.get(state.period, {}).get('name', state.period)}"
+    return rules_title(state.rule_system, state.period)
 
 
 def unit_status(state: GameState, unit: Any) -> list[str]:

@@ -77,6 +77,19 @@ def load_table(system: str) -> Mapping[str, Any]:
     return _read(system)
 
 
+def rules_title(system: str, period: str) -> str:
+    """A rule system and period in words: "One Hour Wargames: Ancients", or the system's title
+    alone where it has one period ("Frontier (Joseph Morschauser)"). Unknown ids are left as
+    they are (a stored game may name a system this version does not have)."""
+    title = SYSTEM_TITLES.get(system, system)
+    if system not in _systems():
+        return f"{title} {period}".strip()
+    table = _read(system)["periods"]
+    if len(table) == 1:
+        return title
+    return f"{title}: {table.get(period, {}).get('name', period)}"
+
+
 def periods(system: str) -> list[str]:
     """The periods of ``system``, in the table's (chronological) order."""
     return list(load_table(system)["periods"])

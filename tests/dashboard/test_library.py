@@ -44,6 +44,7 @@ def test_rows_say_what_each_game_is_and_search_matches_every_word():
               "ended": False, "winner": None, "reason": None}]
     table = rows(games)
     assert [r["result"] for r in table] == ["draw", "in progress", "in progress"]
+    assert table[0]["rules"] == "One Hour Wargames: Ancients"  # in words, not its ids
     assert list(table[0])[:3] == ["game", "title", "date"]
     assert [r["date"] for r in table] == ["2026-11-02", "", "2025-12-31"]
     assert [r["game"] for r in sorted(table, key=lambda r: r["date"])] == ["b", "c", "a"]

@@ -345,3 +345,11 @@ def test_systems_and_sides_are_named_for_people(bundled_games):
     assert names["frontier-ulundi"] == "Frontier (Joseph Morschauser)"
     assert names["napoleonic-aspern"] == "Napoleonic battles on a grid"
     assert names["density-granicus"] == "Ancient battles with formation density"
+
+
+def test_rules_are_titled_for_people_even_when_unknown():
+    from warlog.engine.rulesets.tables import rules_title
+
+    assert rules_title("ohw", "horse_and_musket") == "One Hour Wargames: Horse & Musket"
+    assert rules_title("density", "density") == "Ancient battles with formation density"
+    assert rules_title("chess", "modern") == "chess modern"  # a system this version lacks

@@ -314,8 +314,8 @@ def _check_inputs(first: Event, events: list[Event]) -> None:
 
 def _inputs(first: Event, progress: dict[str, int]) -> dict[str, Any]:
     players = first.get("players") if isinstance(first, dict) else None
-    bots = tuple(sorted((side, name) for side, name in players.items() if name in POLICIES)) \
-        if isinstance(players, dict) else ()
+    bots = tuple((side, players[side]) for side in ("red", "blue")  # red first, as people say
+                 if players.get(side) in POLICIES) if isinstance(players, dict) else ()
     dice = first.get("dice") if isinstance(first, dict) else None
     return {"dice": dice if isinstance(dice, str) else None, "bots": bots,
             "bot_orders": progress["bot_orders"]}

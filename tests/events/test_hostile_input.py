@@ -630,7 +630,7 @@ def test_what_was_checked_says_what_a_report_proves(game):
     bots = what_was_checked(verify(game))
     assert bots.startswith(f"Verified: hash chain intact; {len(game)} events re-derived")
     assert "seeded dice re-rolled from the seed" in bots
-    assert "every order re-chosen by its bot (blue: cautious, red: aggressive)" in bots
+    assert "every order re-chosen by its bot (red: aggressive, blue: cautious)" in bots
 
     scenario = load_scenario(SCENARIO)
     people = Game(start("p", scenario, seed=3, players={"red": "Ann", "blue": "Bo"}))

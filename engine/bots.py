@@ -376,12 +376,16 @@ def next_order(state: GameState) -> Order:
 
 
 def play_out(game_id: str, scenario: Scenario, *, seed: int, red: str = "aggressive",
-             blue: str = "cautious") -> Game:
-    """Play a whole game between two bots. Same arguments, same game, byte for byte."""
+             blue: str = "cautious",
+             watch: Callable[[GameState], None] | None = None) -> Game:
+    """Play a whole game between two bots. Same arguments, same game, byte for byte.
+    ``watch`` sees the state after every order (a progress bar: it changes nothing)."""
     get_policy(red), get_policy(blue)  # fail early on a bad name
     game = Game.new(game_id, scenario, seed=seed, players={"red": red, "blue": blue})
     for _ in range(MAX_ORDERS):
         if game.state.ended:
             return game
         game.play(next_order(game.state), by=game.state.players[game.state.to_act])
+        if watch is not None:
+            watch(game.state)
     raise RuntimeError(f"{game_id}: no result after {MAX_ORDERS} orders (a policy loops)")

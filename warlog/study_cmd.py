@@ -128,8 +128,8 @@ def _one_game(task, out_file: Path | None, db: Path | None, store: bool, as_json
     if moved:
         scn = scn.model_copy(update={"first": task.first})
     gid = game_id(scn.id, task.red, task.blue, task.seed, task.first if moved else None)
-    with _friendly():
-        game = play_out(gid, scn, seed=task.seed, red=task.red, blue=task.blue)
+    with _friendly(), _watching(gid, scn.victory.turn_limit, task.red, task.blue) as watch:
+        game = play_out(gid, scn, seed=task.seed, red=task.red, blue=task.blue, watch=watch)
         if out_file is not None:
             write_replay(out_file, game.events)
         if db is not None or out_file is None or store:
@@ -142,6 +142,23 @@ def _one_game(task, out_file: Path | None, db: Path | None, store: bool, as_json
     result = f"{s.winner} wins" if s.winner else "draw"
     out.print(f"{game.state.game}: {result} ({s.end_reason}); {len(game.events)} events"
               + (f"; replay written to {out_file}" if out_file else ""), markup=False)
+
+
+@contextmanager
+def _watching(gid: str, turns: int, red: str, blue: str) -> Iterator[Any]:
+    """A game a search bot plays takes minutes (it plays playouts at every move): a bar of the
+    turns on a terminal, else one line saying why; any other game takes a second: nothing."""
+    from warlog.engine.bots import SEARCH_POLICIES
+    from warlog.progress import progress_bar
+
+    searched = [f"{side}: {name}" for side, name in (("red", red), ("blue", blue))
+                if name in SEARCH_POLICIES]
+    if searched and not err.is_terminal:
+        err.print(f"playing {gid}: the search bot ({', '.join(searched)}) plays playouts at every "
+                  "move, which can take minutes", markup=False)
+    with progress_bar(f"playing {gid}", noun="turns", console=err,
+                      enabled=bool(searched) and err.is_terminal) as progress:
+        yield lambda state: progress(min(state.turn, turns), turns)
 
 
 def _study(tasks: list, scheduler: str, workers: int | None, out_file: Path | None,

@@ -307,3 +307,41 @@ def test_errors_are_one_line(args, words):
     lines = [x for x in result.output.splitlines() if x.strip() and " of 3 games" not in x]
     assert len(lines) == 1 and lines[0].startswith("error:") and words in lines[0], \
         result.output
+
+
+TINY = """title = "Two foot"
+rule_system = "ohw"
+period = "ancients"
+first = "red"
+[grid]
+kind = "square"
+width = 6
+height = 4
+[sides.red]
+name = "Red"
+[sides.blue]
+name = "Blue"
+[[units]]
+id = "r1"
+side = "red"
+type = "Infantry"
+cell = [1, 1]
+facing = "E"
+[[units]]
+id = "b1"
+side = "blue"
+type = "Infantry"
+cell = [4, 1]
+facing = "W"
+[victory]
+turn_limit = 3
+"""
+
+
+def test_one_game_a_search_bot_plays_says_why_it_takes_long():
+    Path("two-foot.toml").write_text(TINY)
+    searched = run("simulate", "two-foot.toml", "--red", "search", "--out", "s.jsonl")
+    assert searched.stderr.startswith("playing two-foot-search-cautious-s1: the search bot "
+                                      "(red: search) plays playouts at every move")
+    assert "events; replay written to s.jsonl" in searched.stdout
+    assert run("simulate", "two-foot.toml", "--out", "h.jsonl").stderr == ""  # a second: nothing

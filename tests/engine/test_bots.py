@@ -128,3 +128,13 @@ def test_frontier_battles_see_combat_between_the_scripted_bots():
             assert verify(game.events).ok
             fought += sum(e["kind"] == "combat_fought" for e in game.events)
     assert fought
+
+
+def test_a_watcher_sees_every_order_and_changes_nothing():
+    scn = load_scenario("ancients-river-crossing")
+    seen = []
+    watched = play_out("w", scn, seed=5, watch=lambda state: seen.append((state.seq, state.turn)))
+    assert watched.events == play_out("w", scn, seed=5).events
+    orders = [e for e in watched.events if e["kind"] == "order_given"]
+    assert len(seen) == len(orders) and seen[-1][0] == watched.events[-1]["seq"]
+    assert [turn for _, turn in seen] == sorted(turn for _, turn in seen)

@@ -1,5 +1,7 @@
 """Builders shared by the event tests: realistic event dicts made through the models, whole
-games, database dumps for before/after comparisons, and hand-made replay files."""
+games, database dumps for before/after comparisons, and hand-made replay files; and the
+fixtures the hostile-input tests and the store fault tests share (their helpers are in
+hostile_helpers.py and store_helpers.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +10,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
+from warlog.engine.bots import play_out
+from warlog.engine.scenario import load_scenario
+from warlog.engine.verify import verify as rederive
 from warlog.events.chain import GENESIS, canonical, link
 from warlog.events.model import DiceRolled, GameEnded, GameStarted, HitsInflicted, to_dict
+from warlog.events.replay_file import encode_replay
 from warlog.events.sqlite_store import SQLiteEventStore
+
+from hostile_helpers import SCENARIO, run
+from store_helpers import Events, opening_length
 
 
 def started(game: str = "g1", *, seed: int | None = 7, **extra: Any) -> dict[str, Any]:
@@ -124,6 +134,50 @@ def db_path(tmp_path: Path) -> Path:
 def store(db_path: Path):
     with SQLiteEventStore(db_path) as s:
         yield s
+
+
+# -- for the hostile-input tests (test_hostile_*.py; helpers in hostile_helpers.py) ---------
+
+
+@pytest.fixture
+def no_ambient_db(monkeypatch, tmp_path):
+    """No database from the environment, and a fresh working folder (each test_hostile_*.py
+    module uses it for every test)."""
+    monkeypatch.delenv("WARLOG_DB", raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def game() -> list[dict[str, Any]]:
+    return play_out("hostile", load_scenario(SCENARIO), seed=7).events
+
+
+@pytest.fixture
+def records(game) -> list[dict[str, Any]]:
+    """The replay file of ``game`` as a list of parsed lines (header, events, closing)."""
+    return [orjson.loads(line) for line in encode_replay(game).splitlines()]
+
+
+@pytest.fixture
+def stored(tmp_path) -> tuple[Path, str]:
+    db = tmp_path / "s.db"
+    run("simulate", SCENARIO, "--seed", "7", "--db", str(db))
+    return db, f"{SCENARIO}-aggressive-cautious-s7"
+
+
+# -- for the store fault tests (test_store_*.py; helpers in store_helpers.py) ------------------
+
+
+@pytest.fixture(scope="module")
+def real_games() -> list[Events]:
+    """Three real engine games (two bots on a bundled scenario), each re-derived by verify, and
+    so is each one's opening (the prefix a first append of a new game stores)."""
+    scenario = load_scenario("ancients-river-crossing")
+    games = [play_out("real", scenario, seed=seed).events for seed in (1, 2, 3)]
+    for events in games:
+        assert rederive(events).ok and rederive(events).finished
+        assert rederive(events[: opening_length(events)]).ok
+    return games
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from warlog.engine.fold import evolve, initial_state
-from warlog.engine.narration import hits_text, order_text, phase_name
+from warlog.engine.flow import phase_name
+from warlog.engine.narration import hits_text, order_text
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.rulesets.frontier_fire import FALLS
 from warlog.engine.rulesets.ohw_combat import halve

@@ -55,6 +55,11 @@ class Context:
         return face
 
 
+def phase_name(phase: str | None) -> str:
+    """A phase id in words, for people: ``missile_machines`` -> ``missile machines``."""
+    return (phase or "").replace("_", " ")
+
+
 Step = tuple[str, str | None]  # (phase, "first" | "second" | None: a phase of both sides)
 
 

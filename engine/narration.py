@@ -10,16 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from warlog.engine.flow import phase_name
 from warlog.engine.fold import evolve
 from warlog.engine.rules import catalogue
 from warlog.engine.state import GameState
 
 Event = dict[str, Any]
-
-
-def phase_name(phase: str | None) -> str:
-    """A phase id in words: ``missile_machines`` -> ``missile machines``."""
-    return (phase or "").replace("_", " ")
 
 
 def players_text(players: dict[str, str]) -> str:

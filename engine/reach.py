@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from warlog.engine.flow import phase_name
 from warlog.engine.geometry import Cell
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.state import GameState
@@ -119,9 +120,9 @@ def describe(state: GameState, reach: UnitReach) -> str:
         parts.append(f"At this step {who} is to act, so it has no orders here: step to a "
                      f"{u.side} phase to see its legal moves and targets.")
         return " ".join(parts)
-    moves = len(reach.moves)
-    parts.append(f"Now ({state.phase}): {moves} cell{'s' * (moves != 1)} it may move to (dots)"
-                 if moves else f"Now ({state.phase}): no legal move")
+    moves, now = len(reach.moves), f"Now ({phase_name(state.phase)})"
+    parts.append(f"{now}: {moves} cell{'s' * (moves != 1)} it may move to (dots)"
+                 if moves else f"{now}: no legal move")
     if reach.targets:
         parts[-1] += "; it may attack " + ", ".join(reach.targets) + " (rings)"
     if reach.aimed_cells:

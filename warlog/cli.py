@@ -86,12 +86,14 @@ def show(
         out.print_json(json.dumps(view))
         return
     from warlog.board_text import board_lines, legend
+    from warlog.engine.flow import phase_name
 
     if board:
         for line in board_lines(state):
             out.print(line)  # rich markup made by board_text, every name in it escaped
         out.print(f"[dim]{legend(state)}[/dim]")
-    title = f"{state.scenario.title} — turn {state.turn}, {state.side or '-'} {state.phase or ''}"
+    title = (f"{state.scenario.title} — turn {state.turn}, {state.side or '-'} "
+             f"{phase_name(state.phase)}")
     if state.ended:
         title += f" — ended: {state.winner or 'draw'} ({state.end_reason})"
     from warlog.engine.analysis import unit_status

@@ -14,7 +14,7 @@ from typing import Any
 
 from warlog.engine.dice import DiceError
 from warlog.engine.game import Game
-from warlog.engine.narration import phase_name
+from warlog.engine.flow import phase_name
 from warlog.engine.rules import IllegalOrder, catalogue
 from warlog.engine.scenario import Scenario
 from warlog.events.store import EventStore, StoreError
@@ -260,7 +260,7 @@ def record_game(store: EventStore, setup: Setup, *, script: Path | None,
         state = Game(store.read(game_id)).state
         where = (f"game over: {state.winner or 'a draw'} ({state.end_reason})" if state.ended
                  else f"now turn {state.turn}, {state.to_act} "
-                      f"({state.players.get(state.to_act or '', '-')}) {state.phase}")
+                      f"({state.players.get(state.to_act or '', '-')}) {phase_name(state.phase)}")
         say(escape(f"{'started' if result.started else 'continued'} {game_id} from {script}: "
                    f"{_count(result.orders, 'order')}, {result.withdrawn} withdrawn, "
                    f"{_count(result.notes, 'note')}; "

@@ -66,13 +66,15 @@ def _faces(text: str | None, option: str) -> list[int] | None:
 
 
 def _print_state_line(state) -> None:
+    from warlog.engine.flow import phase_name
+
     if state.ended:
         out.print(f"{state.game}: game over — {state.winner or 'draw'} ({state.end_reason})",
                   markup=False)
     else:
         who = state.players.get(state.side, state.side)
-        out.print(f"{state.game}: turn {state.turn}, {state.side} ({who}) {state.phase}",
-                  markup=False)
+        out.print(f"{state.game}: turn {state.turn}, {state.side} ({who}) "
+                  f"{phase_name(state.phase)}", markup=False)
 
 
 def orders(

@@ -22,6 +22,7 @@ import streamlit as st
 
 from warlog.dashboard import board, charts, data, scrub, teach, verifying
 from warlog.engine import analysis, narration, reach
+from warlog.engine.flow import phase_name
 from warlog.engine.fold import evolve
 from warlog.engine.rules import catalogue
 from warlog.engine.rulesets import get_ruleset
@@ -159,7 +160,7 @@ def header(tl, events: list[Event]) -> None:
         else:
             st.info(f"Result: a draw — {final.end_reason}.")
     else:
-        st.info(f"Game in progress: turn {final.turn}, {final.side} {final.phase}.")
+        st.info(f"Game in progress: turn {final.turn}, {final.side} {phase_name(final.phase)}.")
 
 
 def options_text(options: dict[str, Any]) -> str:
@@ -424,9 +425,10 @@ def main() -> None:
         counted = ("strength points left" if get_ruleset(state.rule_system).measure == "strength"
                    else "hits taken")
         st.caption(f"{'Before the answer' if hidden else 'After this step'}: turn {state.turn} · "
-                   f"{state.side or '—'} {state.phase or ''} · circles show {counted}, triangles "
-                   "the facing; rings mark period state (square, column, limbered, out of "
-                   "formation, out of ammunition, trench, hull-down, spotted), named in the legend")
+                   f"{state.side or '—'} {phase_name(state.phase)} · circles show {counted}, "
+                   "triangles the facing; rings mark period state (square, column, limbered, "
+                   "out of formation, out of ammunition, trench, hull-down, spotted), named in "
+                   "the legend")
         marks = analysis.highlights(events[step.first : shown + 1], state)
         selected = unit_picker(state)
         st.plotly_chart(board.board_figure(state, highlight=marks, selected=selected), key="board",

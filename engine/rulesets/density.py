@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warlog.engine.flow import Context
+from warlog.engine.flow import Context, phase_name
 from warlog.engine.reach import FireZone
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import common
@@ -96,7 +96,7 @@ class Density:
                                                   "a unit moves (a route), shoots or reforms")
         if state.phase != "actions":
             raise IllegalOrder("density.actions", f"units act in the actions phase, not in "
-                                                  f"{state.phase}")
+                                                  f"{phase_name(state.phase)}")
         unit = common.own_unit(state, order.unit, "density.actions")
         self._may_act(state, unit)
         if isinstance(order, RouteOrder):

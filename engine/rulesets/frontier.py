@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warlog.engine.flow import Context
+from warlog.engine.flow import Context, phase_name
 from warlog.engine.geometry import Cell
 from warlog.engine.reach import FireZone
 from warlog.engine.rules import IllegalOrder
@@ -90,8 +90,9 @@ class Frontier:
         if needed is None:
             raise IllegalOrder("frontier.turn", f"Frontier has no {order.type} order")
         if state.phase != needed:
-            raise IllegalOrder("frontier.turn", f"a {order.type} order belongs to the {needed} "
-                                                f"phase, not {state.phase}")
+            raise IllegalOrder("frontier.turn", f"a {order.type} order belongs to the "
+                                                f"{phase_name(needed)} phase, not "
+                                                f"{phase_name(state.phase)}")
         if isinstance(order, FightOrder):
             self._attackers(state, order)
             return

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warlog.engine.flow import Context
+from warlog.engine.flow import Context, phase_name
 from warlog.engine.geometry import Cell
 from warlog.engine.reach import FireZone
 from warlog.engine.rules import IllegalOrder
@@ -102,7 +102,7 @@ class Napoleonic:
         allowed = PHASE_ORDERS.get(state.phase or "", ())
         if not isinstance(order, allowed):
             raise IllegalOrder(PHASE_RULES.get(state.phase or "", "napoleonic.defaults"),
-                               f"no {order.type} order in the {state.phase} phase")
+                               f"no {order.type} order in the {phase_name(state.phase)} phase")
         unit = common.own_unit(state, order.unit, "napoleonic.defaults")
         if isinstance(order, BombardOrder):
             self._check_artillery(state, unit, tuple(order.cell))

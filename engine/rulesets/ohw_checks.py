@@ -7,6 +7,7 @@ table through the ruleset's ``period``/``row``/``mover``/``_walk``.
 
 from __future__ import annotations
 
+from warlog.engine.flow import phase_name
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import common, ohw_combat, ohw_phases
 from warlog.engine.rulesets.ohw_move import Reach, follow, turn_angle
@@ -46,7 +47,8 @@ class OrderChecks:
             raise IllegalOrder("ohw.turn", f"One Hour Wargames has no {order.type} order")
         if state.phase != needed:
             raise IllegalOrder(self.turn_rule(state), f"a {order.type} order belongs to the "
-                                                      f"{needed} phase, not {state.phase}")
+                                                      f"{phase_name(needed)} phase, not "
+                                                      f"{phase_name(state.phase)}")
         if isinstance(order, RolesOrder):
             return
         if isinstance(order, BarrageOrder):

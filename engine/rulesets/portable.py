@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from warlog.engine.flow import Context
+from warlog.engine.flow import Context, phase_name
 from warlog.engine.geometry import Cell
 from warlog.engine.reach import FireZone
 from warlog.engine.rules import IllegalOrder
@@ -110,7 +110,7 @@ class PortableWargame:
                 raise IllegalOrder("portable.missile_machines", "only Missile Machines act in the "
                                    "missile-machine phase, and only to shoot")
         elif state.phase != "activation":
-            raise IllegalOrder("portable.turn", f"no orders in the {state.phase} phase")
+            raise IllegalOrder("portable.turn", f"no orders in the {phase_name(state.phase)} phase")
         elif unit.done:
             raise IllegalOrder("portable.activation", f"{unit.id} has been activated this turn")
         if isinstance(order, RouteOrder):

@@ -431,3 +431,12 @@ def test_an_upload_with_an_edited_die_is_refused_naming_the_event(app, demo_db):
     message = " ".join(e.value for e in at.error)
     assert "does not re-derive" in message and f"event seq {edited[die]['seq']}" in message
     assert not at.get("plotly_chart")  # nothing of the game is shown
+
+
+def test_phases_and_rule_systems_are_named_in_words_on_the_page(app):
+    at = choose_game(app, "demo-portable-zama-1")
+    at.button(key="next_step").click().run()  # the muster: after it, blue's missile machines
+    shown = " ".join(c.value for c in at.caption) + " ".join(m.value for m in at.markdown)
+    assert "missile machines" in shown  # the rule id portable.missile_machines is an id
+    assert "missile_machines" not in shown.replace("portable.missile_machines", "")
+    assert "The Portable Wargame: Ancient Battles" in shown and "ancient_battles" not in shown

@@ -1,10 +1,10 @@
 """Work too long to hold a page for, done in a background thread, once per server.
 
 Re-deriving a game a search bot played re-chooses each of its orders by playing its playouts
-again: minutes, where any other game takes a second. The page would show nothing but a spinner
-all that time, and a click (which reruns the script) would throw the work away. Instead the work
-runs here, keyed: every session and rerun asking for the same key finds the same job, reads how
-far it has come, and shows the game meanwhile; a fragment on the page polls until it is done.
+again: minutes, where any other game takes a second, and the page would show nothing of the
+game but a spinner all that time. Instead the work runs here, keyed: every session and rerun
+asking for the same key finds the same job, reads how far it has come, and shows the game
+meanwhile; a fragment on the page polls until it is done.
 """
 
 from __future__ import annotations

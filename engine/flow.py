@@ -50,7 +50,11 @@ class Context:
         """Roll one d6 for ``purpose``, recording it as a fact."""
         if self.dice is None:
             raise DiceError("this step needs a die but no dice source was given")
-        face = self.dice.roll(6)
+        try:
+            face = self.dice.roll(6)
+        except DiceError as exc:  # a player entering real dice: say what this one is for
+            whose = f", {unit}" if unit else ""
+            raise DiceError(f"{exc} — die for {purpose}{whose}") from None
         self.emit(model.DiceRolled, purpose=purpose, faces=(face,), unit=unit, rules=(rule,))
         return face
 

@@ -8,6 +8,7 @@ Registered in warlog/cli.py, each where it stands in `warlog --help`.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -54,7 +55,9 @@ def new(
         game_id = game or free_game_id(store, scn)
         new_game(store, scn, game_id, players={"red": red, "blue": blue}, dice=dice, seed=seed,
                  opening_dice=faces, played=played)
-    out.print(f"started {game_id} ({scn.title}); next: warlog orders {game_id}")
+    elsewhere = db != DEFAULT_DB and str(db) != os.environ.get("WARLOG_DB")
+    out.print(f"started {game_id} ({scn.title}); next: warlog orders {game_id}"
+              + (f" --db {db}" if elsewhere else ""), markup=False)
 
 
 def _faces(text: str | None, option: str) -> list[int] | None:

@@ -182,7 +182,9 @@ def test_log_tells_the_game_with_its_rules(replay_file):
 
 def test_a_tabletop_game_is_recorded_order_by_order(tmp_path):
     db = ["--db", str(tmp_path / "t.db")]
-    assert "started ancients-river-crossing-1" in run("new", SCENARIO, "--red", "Ann", *db).output
+    started = run("new", SCENARIO, "--red", "Ann", *db).output
+    assert f"started ancients-river-crossing-1 (Crossing at the Ford); next: warlog orders " \
+           f"ancients-river-crossing-1 --db {db[1]}" in started  # the database it is in
     listed = run("orders", "ancients-river-crossing-1", "--unit", "r-inf-1", *db).output
     assert "turn 1, red (Ann) movement" in listed and "move r-inf-1 E 3" in listed
     out = run("order", "ancients-river-crossing-1", "move", "r-inf-1", "E", "3", *db).output

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from warlog.engine.dice import ManualDice
+from warlog.engine.dice import DiceError, ManualDice
 from warlog.engine.game import Game, decide, legal_orders, start
 from warlog.engine.rules import IllegalOrder, catalogue
 from warlog.events.model import parse_event
@@ -186,3 +186,15 @@ def test_pila_out_of_the_game_are_refused_in_words_naming_the_option():
     err = refused(g, ShootOrder(unit="r-leg1", target="b-hi"), "portable.pila")
     assert err.message == ("Legionaries throw pila 2 cells only under an optional rule this "
                            "game leaves off (options.pila)")
+
+
+def test_a_missing_or_impossible_die_says_what_it_is_for_and_changes_nothing():
+    g = new_game([("a", "red", "Archers", (1, 2), "E"), ("x", "blue", "Cavalry", (4, 2), "W")])
+    to_shooting(g)
+    before = list(g.events)
+    for dice, said in ((ManualDice([]), "this order needs die number 1: roll a d6 and enter it"),
+                       (ManualDice([7]), "a d6 shows 1 to 6, not 7")):
+        with pytest.raises(DiceError) as caught:
+            g.play(ShootOrder(unit="a", target="x"), dice=dice)
+        assert str(caught.value) == f"{said} — die for shooting, a"
+        assert g.events == before

@@ -134,7 +134,7 @@ class Table:
         shown = [f"{i:>3} {escape(format_order(o))}" for i, o in enumerate(legal, 1)
                  if (unit is None and not (many and getattr(o, "unit", None)))
                  or (unit is not None and getattr(o, "unit", None) == unit)]
-        self.say(f"[bold]{escape(self._header())}[/bold]: {len(legal)} legal orders"
+        self.say(f"[bold]{escape(self._header())}[/bold]: {_count(len(legal), 'legal order')}"
                  + (f" ({len(shown)} for {escape(unit)})" if unit else ""))
         if many:  # too many to read: how many each unit has, and `orders UNIT` lists them
             counts: dict[str, int] = {}

@@ -471,3 +471,9 @@ def test_the_prompt_completes_the_legal_orders_and_the_tables_words(tmp_path, sc
     assert wanted <= set(offered) and {"undo", "end", "quit"} <= set(offered)
     assert all(o in wanted or o.strip() in ("undo", "note", "end", "quit", "orders")
                for o in offered)
+
+
+def test_one_legal_order_is_said_in_the_singular():
+    out = run("record", SCENARIO, "--players", "red=Ann,blue=Bo", "--db", "a.db",
+              input="end\nquit\n").output
+    assert "turn 1 · red (Ann) · shooting: 1 legal order\n" in out  # nothing in range: end

@@ -199,6 +199,17 @@ def stored_damage(ref: str, db: Path) -> Iterator[None]:
         raise StoreError(f"{db}: the database is damaged: {damage}") from None
 
 
+def say_why_slow(events: list[dict], name: object) -> None:
+    """One line on stderr before a game a search bot played is re-derived (minutes); for any
+    other game (a second), nothing."""
+    from warlog.engine.verify import search_sides
+
+    sides = search_sides(events[0]) if events else []
+    if sides:
+        err.print(f"re-deriving {name}: the search bot's orders ({' and '.join(sides)}) are "
+                  "re-chosen by playing its playouts again, which can take minutes", markup=False)
+
+
 @contextmanager
 def rederiving(events: list[dict], name: object) -> Iterator[Callable[[int, int], None]]:
     """What to tell a player while a game is re-derived: nothing for most games (a second), but
@@ -208,9 +219,8 @@ def rederiving(events: list[dict], name: object) -> Iterator[Callable[[int, int]
     from warlog.progress import progress_bar
 
     sides = search_sides(events[0]) if events else []
-    if sides and not err.is_terminal:
-        err.print(f"re-deriving {name}: the search bot's orders ({' and '.join(sides)}) are "
-                  "re-chosen by playing its playouts again, which can take minutes", markup=False)
+    if not err.is_terminal:
+        say_why_slow(events, name)
     with progress_bar(f"re-deriving {name}", noun="orders", console=err,
                       enabled=bool(sides) and err.is_terminal) as progress:
         yield progress

@@ -19,7 +19,8 @@ import typer
 from rich.markup import escape
 from rich.table import Column, Table
 
-from warlog.cli_common import DEFAULT_DB, database, err, fail, friendly, open_store, out
+from warlog.cli_common import (DEFAULT_DB, database, err, fail, friendly, open_store, out,
+                                say_why_slow)
 
 STORE_BATCH = 500
 """Games played between two writes to the database when a study stores its games: the games
@@ -296,6 +297,7 @@ def _gather(files: list[Path], db: Path | None) -> tuple[list[dict], int]:
             for kind, source in inputs:
                 if kind == "replay":  # trust by default: a file's game must re-derive
                     events = load_replay(source)
+                    say_why_slow(events, source)  # above the bar of the inputs, if one is shown
                     require_rederived(events, str(source))
                     found = [summarize(events)]
                 elif kind == "stored":

@@ -422,7 +422,7 @@ def test_a_game_a_search_bot_played_says_why_its_check_takes_long(tmp_path, repl
     searched = tmp_path / "searched.jsonl"
     write_replay(searched, bot_game(seed=3, red="aggressive", blue="search"))
     for args in (["verify", str(searched)], ["import", str(searched)],
-                 ["show", str(searched), "--no-board"]):
+                 ["show", str(searched), "--no-board"], ["analyze", str(searched)]):
         said = run(*args).stderr
         assert said.startswith(f"re-deriving {searched}: the search bot's orders (blue) are "
                                "re-chosen by playing its playouts again"), (args, said)

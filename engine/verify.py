@@ -20,6 +20,7 @@ rules cannot follow is reported as the mismatch at the event where they stopped.
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -174,43 +175,99 @@ def search_sides(first: Event) -> list[str]:
     return [side for side in ("red", "blue") if players.get(side) in SEARCH_POLICIES]
 
 
-def verify(events: list[Event], progress: Progress | None = None) -> Report:
+@dataclass(frozen=True)
+class _Deferred:
+    """A bot's order whose re-choice runs elsewhere (``pool``) while the consequences go on:
+    what the mismatch would say, and the counts verify had reached there."""
+
+    seq: int
+    orders: int  # orders re-derived before it
+    bot_orders: int  # bot orders met, it included
+    said: str  # "<event>: the <bot> bot playing <side>"
+    order: Order
+    chosen: Future
+
+
+def verify(events: list[Event], progress: Progress | None = None,
+           pool: Executor | None = None) -> Report:
     """Check that every consequence in ``events`` follows from its inputs. Never raises: what
     the rules cannot follow is the mismatch, at the event where they stopped. ``progress`` is
-    told (orders re-derived, orders in the log) as each order is."""
+    told (orders re-derived, orders in the log) as each order is. With ``pool`` (processes),
+    bots' orders are re-chosen there, side by side, while the consequences are followed here:
+    the report is the one verify gives without it, the first difference whichever kind it is."""
     at = {"at": 0, "orders": 0, "bot_orders": 0}
+    deferred: list[_Deferred] = []
+    total = 0
     try:
         total = sum(isinstance(e, dict) and e.get("kind") == "order_given" for e in events)
         tell = progress or _silent
         tell(0, total)
-        report = _rederive(events, at, tell, total)
+        report = _rederive(events, at, tell if pool is None else _silent, total, pool, deferred)
     except Exception as exc:  # noqa: BLE001 - a log the rules cannot follow is a finding
-        where_at = at["at"]
-        try:
-            event = events[where_at]
-            seq = event.get("seq") if isinstance(event, dict) else None
-            seq = seq if type(seq) is int and seq >= 1 else where_at + 1
-            where = _describe(event)
-        except Exception:  # noqa: BLE001 - not even a list of events
-            seq, where = 1, "the log"
-        what = (f"no {_short(exc.args[0], 40)} field where the rules need one"
-                if isinstance(exc, KeyError) and exc.args
-                else f"{type(exc).__name__}: {_short(str(exc))}")
-        message = f"{where}: the rules cannot follow it ({what})"
-        try:
-            count = len(events)
-        except TypeError:
-            count = 0
-        return Report(count, at["orders"], False, Mismatch(seq, message))
+        report = _crashed(events, at, exc)
+    if pool is None:
+        return report
+    return _settle(report, deferred, events, progress or _silent, total)
+
+
+def _settle(report: Report, deferred: list[_Deferred], events: list[Event], tell: Progress,
+            total: int) -> Report:
+    """The deferred re-choices, in order, up to the report's own mismatch: the first bot order
+    that differs is the mismatch instead (verify without a pool would have stopped there)."""
+    for n, d in enumerate(deferred):
+        if report.mismatch is not None and d.seq >= report.mismatch.seq:
+            break
+        chosen = d.chosen.result()
+        if chosen != d.order:
+            for later in deferred[n + 1:]:
+                later.chosen.cancel()
+            first = events[0] if isinstance(events[0], dict) else {}
+            return Report(len(events), d.orders, False,
+                          Mismatch(d.seq, f"{d.said} orders {chosen.model_dump()}, the log says "
+                                          f"{d.order.model_dump()}"),
+                          **_inputs(first, {"bot_orders": d.bot_orders}))
+        tell(d.orders + 1, total)
+    for left in deferred:
+        left.chosen.cancel()
+    tell(report.orders, total)
     return report
+
+
+def _snapshot(state: GameState) -> GameState:
+    """The position a bot chooses from, to send to another process: without the per-game memo
+    (values that are always the value: nothing a bot chooses depends on what it holds)."""
+    copy = state.copy()
+    copy.memo = {}
+    return copy
+
+
+def _crashed(events: list[Event], at: dict[str, int], exc: Exception) -> Report:
+    """The report of a log the rules could not follow at all (an exception, not a mismatch)."""
+    where_at = at["at"]
+    try:
+        event = events[where_at]
+        seq = event.get("seq") if isinstance(event, dict) else None
+        seq = seq if type(seq) is int and seq >= 1 else where_at + 1
+        where = _describe(event)
+    except Exception:  # noqa: BLE001 - not even a list of events
+        seq, where = 1, "the log"
+    what = (f"no {_short(exc.args[0], 40)} field where the rules need one"
+            if isinstance(exc, KeyError) and exc.args
+            else f"{type(exc).__name__}: {_short(str(exc))}")
+    message = f"{where}: the rules cannot follow it ({what})"
+    try:
+        count = len(events)
+    except TypeError:
+        count = 0
+    return Report(count, at["orders"], False, Mismatch(seq, message))
 
 
 def _silent(done: int, total: int) -> None:
     pass
 
 
-def _rederive(events: list[Event], progress: dict[str, int], tell: Progress,
-              total: int) -> Report:
+def _rederive(events: list[Event], progress: dict[str, int], tell: Progress, total: int,
+              pool: Executor | None, deferred: list[_Deferred]) -> Report:
     orders = 0
     state = None
     first: Event = {}
@@ -268,11 +325,15 @@ def _rederive(events: list[Event], progress: dict[str, int], tell: Progress,
             if player in POLICIES:
                 progress["bot_orders"] += 1
                 by = player  # a bot's orders are signed with its policy's name
-                chosen = next_order(state)
-                if chosen != order:
-                    raise _Stop(logged["seq"], f"{_describe(logged)}: the {player} bot playing "
-                                f"{state.to_act} orders {chosen.model_dump()}, the log says "
-                                f"{order.model_dump()}")
+                said = f"{_describe(logged)}: the {player} bot playing {state.to_act}"
+                if pool is not None:
+                    deferred.append(_Deferred(logged["seq"], orders, progress["bot_orders"], said,
+                                              order, pool.submit(next_order, _snapshot(state))))
+                else:
+                    chosen = next_order(state)
+                    if chosen != order:
+                        raise _Stop(logged["seq"], f"{said} orders {chosen.model_dump()}, the "
+                                    f"log says {order.model_dump()}")
             try:
                 produced = decide(state, order, dice, by=by)
             except IllegalOrder as exc:
@@ -371,10 +432,10 @@ class NotRederived(ReplayError):
 
 
 def require_rederived(events: list[Event], source: Any = "replay",
-                      progress: Progress | None = None) -> Report:
+                      progress: Progress | None = None, pool: Executor | None = None) -> Report:
     """verify ``events`` (a replay's, line N + 1 holding seq N); NotRederived naming the line
     and the first difference unless every event follows from the game's inputs."""
-    report = verify(events, progress)
+    report = verify(events, progress, pool)
     if not report.ok:
         raise NotRederived(source, report.mismatch)
     return report

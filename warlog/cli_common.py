@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Callable, Iterator
+from typing import Annotated, Any, Iterator
 
 import typer
 from rich.console import Console
@@ -211,10 +211,11 @@ def say_why_slow(events: list[dict], name: object) -> None:
 
 
 @contextmanager
-def rederiving(events: list[dict], name: object) -> Iterator[Callable[[int, int], None]]:
-    """What to tell a player while a game is re-derived: nothing for most games (a second), but
-    a game a search bot played takes minutes (its orders are re-chosen by playing its playouts
-    again): a progress bar on a terminal, else one line saying why it takes long."""
+def rederiving(events: list[dict], name: object) -> Iterator[dict[str, Any]]:
+    """verify's arguments for ``events``: nothing for most games (a second), but a game a search
+    bot played takes minutes (its orders are re-chosen by playing its playouts again): a pool of
+    processes, one a core, re-chooses them side by side, and the player sees a progress bar on
+    a terminal, else one line saying why it takes long."""
     from warlog.engine.verify import search_sides
     from warlog.progress import progress_bar
 
@@ -222,8 +223,29 @@ def rederiving(events: list[dict], name: object) -> Iterator[Callable[[int, int]
     if not err.is_terminal:
         say_why_slow(events, name)
     with progress_bar(f"re-deriving {name}", noun="orders", console=err,
-                      enabled=bool(sides) and err.is_terminal) as progress:
-        yield progress
+                      enabled=bool(sides) and err.is_terminal) as progress, \
+            _choosers(bool(sides)) as pool:
+        yield {"progress": progress, "pool": pool}
+
+
+@contextmanager
+def _choosers(wanted: bool) -> Iterator[Any]:
+    """Processes for bots' choices (forkserver: no copy of this process's threads or locks),
+    shut down, queued work dropped, however the block ends (Ctrl-C too); None on one core."""
+    import os
+
+    workers = os.cpu_count() or 1
+    if not wanted or workers < 2:
+        yield None
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("forkserver"))
+    try:
+        yield pool
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def events_of(ref: str, db: Path) -> list[dict]:
@@ -236,8 +258,8 @@ def events_of(ref: str, db: Path) -> list[dict]:
     path = Path(ref)
     if path.is_file() or (path.exists() and not path.is_dir()):  # a pipe or device: refused
         events = load_replay(path)
-        with rederiving(events, ref) as progress:
-            require_rederived(events, ref, progress)
+        with rederiving(events, ref) as how:
+            require_rederived(events, ref, **how)
         return events
     with database(db, ref) as store:
         return store.read(ref)

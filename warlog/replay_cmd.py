@@ -38,8 +38,8 @@ def verify(
     except (ReplayError, StoreError, EventError, OSError, sqlite3.Error) as exc:
         err.print(f"FAIL {exc}", style="red", markup=False)
         raise typer.Exit(1) from None
-    with rederiving(events, ref) as progress:
-        report = rederive(events, progress)
+    with rederiving(events, ref) as how:
+        report = rederive(events, **how)
     if not report.ok:
         err.print(f"FAIL {ref}: {report.mismatch.message}", style="red", markup=False)
         raise typer.Exit(1)
@@ -72,8 +72,8 @@ def import_cmd(
 
     with friendly():
         events = load_replay(file)  # every check on the file itself, line by line
-        with rederiving(events, file) as progress:  # trust by default: nothing stored otherwise
-            report = require_rederived(events, file, progress)
+        with rederiving(events, file) as how:  # trust by default: nothing stored otherwise
+            report = require_rederived(events, file, **how)
         with database(db) as store:
             game = store_game(store, events, file)
     out.print(f"imported {game} into {db}", markup=False)

@@ -156,3 +156,62 @@ def test_notes_in_the_middle_of_a_game_change_nothing_and_verify():
     bad[i]["about"] = bad[i]["seq"] + 5
     report = verify(bad)
     assert not report.ok and "does not come before it" in report.mismatch.message
+
+
+# -- bots' orders re-chosen in other processes (verify's pool) ---------------------------------
+
+
+@pytest.fixture(scope="module")
+def pool():
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("forkserver")) as workers:
+        yield workers
+
+
+def overruled(seed: int, at: int) -> list[dict]:
+    """A mirror game red's search bot plays, overruled once, at the ``at``-th of its orders that
+    had another legal one, by that one signed as the bot's: every consequence follows, but the
+    bot chose otherwise."""
+    from whatif_games import mirror_scenario
+
+    from warlog.engine.bots import next_order
+    from warlog.engine.game import legal_orders
+
+    g = Game.new("overruled", mirror_scenario(), seed=seed,
+                 players={"red": "search", "blue": "aggressive"})
+    n = 0
+    while not g.state.ended:
+        order = next_order(g.state)
+        others = [o for o in legal_orders(g.state) if o != order]
+        if g.state.to_act == "red" and others:  # a choice to overrule
+            n += 1
+            if n == at:
+                order = others[0]
+        g.play(order, by=g.state.players[g.state.to_act])
+    return g.events
+
+
+def test_a_pool_gives_the_report_verify_gives_alone(pool):
+    honest = overruled(3, at=0)
+    assert verify(honest, pool=pool) == verify(honest) and verify(honest).ok
+    forged = overruled(3, at=4)
+    alone = verify(forged)
+    assert not alone.ok and "the search bot playing red orders" in alone.mismatch.message
+    told = []
+    assert verify(forged, lambda done, total: told.append(done), pool=pool) == alone
+    assert told[0] == 0 and told == sorted(told)
+
+
+def test_with_a_pool_the_first_difference_wins_whichever_kind(pool):
+    forged = overruled(5, at=8)  # at event 62, after dice rolled from event 40 on
+    bot_at = verify(forged).mismatch.seq
+    rolls = [i for i, e in enumerate(forged) if e["kind"] == "dice_rolled"]
+    for index in (next(i for i in rolls if forged[i]["seq"] > bot_at),  # a die after the bot's
+                  next(i for i in rolls if forged[i]["seq"] < bot_at)):  # and one before it
+        edited = copy.deepcopy(forged)
+        edited[index]["faces"] = [7 - f for f in edited[index]["faces"]]
+        alone = verify(edited)
+        assert alone.mismatch.seq == min(bot_at, edited[index]["seq"])
+        assert verify(edited, pool=pool) == alone

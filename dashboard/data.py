@@ -37,8 +37,8 @@ from warlog.dashboard import background
 from warlog.dashboard.background import Progress
 from warlog.engine import analysis, teaching
 from warlog.engine.fold import FoldError, Timeline
-from warlog.engine.verify import (Report, require_rederived, search_sides, verify,
-                                  what_was_checked)
+from warlog.engine.verify import (Report, order_count, require_rederived, search_sides,
+                                  verify, what_was_checked)
 from warlog.events.replay_file import ReplayError, encode_replay, load_replay_bytes, store_game
 from warlog.events.store import StoreError
 from warlog.events.model import make_note
@@ -217,7 +217,7 @@ def _report(key: str, events: list[Event]) -> Report | Pending:
     running = background.job(f"verify:{key}", partial(verify, events))
     if running.finished:
         return running.result()
-    total = running.total or sum(e.get("kind") == "order_given" for e in events)  # not begun
+    total = running.total or order_count(events)  # not begun yet
     return Pending(running.done, total, tuple(sides))
 
 

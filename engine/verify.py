@@ -32,7 +32,7 @@ from warlog.engine.fold import FoldError, evolve
 from warlog.engine.game import decide, opening
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.scenario import ScenarioError
-from warlog.engine.state import GameState
+from warlog.engine.state import SIDES, GameState
 from warlog.events import model
 from warlog.events.orders import Order, parse_order
 from warlog.events.replay_file import ReplayError
@@ -172,7 +172,12 @@ def search_sides(first: Event) -> list[str]:
     players = first.get("players") if isinstance(first, dict) else None
     if not isinstance(players, dict):
         return []
-    return [side for side in ("red", "blue") if players.get(side) in SEARCH_POLICIES]
+    return [side for side in SIDES if players.get(side) in SEARCH_POLICIES]
+
+
+def order_count(events: list[Event]) -> int:
+    """The orders in a log: what ``progress`` counts up to."""
+    return sum(isinstance(e, dict) and e.get("kind") == "order_given" for e in events)
 
 
 @dataclass(frozen=True)
@@ -199,7 +204,7 @@ def verify(events: list[Event], progress: Progress | None = None,
     deferred: list[_Deferred] = []
     total = 0
     try:
-        total = sum(isinstance(e, dict) and e.get("kind") == "order_given" for e in events)
+        total = order_count(events)
         tell = progress or _silent
         tell(0, total)
         report = _rederive(events, at, tell if pool is None else _silent, total, pool, deferred)
@@ -375,7 +380,7 @@ def _check_inputs(first: Event, events: list[Event]) -> None:
 
 def _inputs(first: Event, progress: dict[str, int]) -> dict[str, Any]:
     players = first.get("players") if isinstance(first, dict) else None
-    bots = tuple((side, players[side]) for side in ("red", "blue")  # red first, as people say
+    bots = tuple((side, players[side]) for side in SIDES  # red first, as people say
                  if players.get(side) in POLICIES) if isinstance(players, dict) else ()
     dice = first.get("dice") if isinstance(first, dict) else None
     return {"dice": dice if isinstance(dice, str) else None, "bots": bots,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Iterator
+from typing import Annotated, Any, Callable, Iterator
 
 import typer
 from rich.console import Console
@@ -199,32 +199,39 @@ def stored_damage(ref: str, db: Path) -> Iterator[None]:
         raise StoreError(f"{db}: the database is damaged: {damage}") from None
 
 
-def say_why_slow(events: list[dict], name: object) -> None:
-    """One line on stderr before a game a search bot played is re-derived (minutes); for any
-    other game (a second), nothing."""
+def slow_reason(events: list[dict], name: object) -> str | None:
+    """Why re-deriving ``events`` takes minutes, in one line: a search bot played it (its orders
+    are re-chosen by playing its playouts again); None for any other game (a second)."""
     from warlog.engine.verify import search_sides
 
     sides = search_sides(events[0]) if events else []
-    if sides:
-        err.print(f"re-deriving {name}: the search bot's orders ({' and '.join(sides)}) are "
-                  "re-chosen by playing its playouts again, which can take minutes", markup=False)
+    if not sides:
+        return None
+    return (f"re-deriving {name}: the search bot's orders ({' and '.join(sides)}) are "
+            "re-chosen by playing its playouts again, which can take minutes")
+
+
+@contextmanager
+def slow_bar(label: str, noun: str, why: str | None) -> Iterator[Callable[[int, int], None]]:
+    """A progress callback for work that takes minutes (``why`` says why): a bar on a terminal,
+    else the one line ``why`` on stderr; for work of a second (``why`` None), nothing."""
+    from warlog.progress import progress_bar
+
+    if why and not err.is_terminal:
+        err.print(why, markup=False)
+    with progress_bar(label, noun=noun, console=err,
+                      enabled=bool(why) and err.is_terminal) as progress:
+        yield progress
 
 
 @contextmanager
 def rederiving(events: list[dict], name: object) -> Iterator[dict[str, Any]]:
     """verify's arguments for ``events``: nothing for most games (a second), but a game a search
-    bot played takes minutes (its orders are re-chosen by playing its playouts again): a pool of
-    processes, one a core, re-chooses them side by side, and the player sees a progress bar on
-    a terminal, else one line saying why it takes long."""
-    from warlog.engine.verify import search_sides
-    from warlog.progress import progress_bar
-
-    sides = search_sides(events[0]) if events else []
-    if not err.is_terminal:
-        say_why_slow(events, name)
-    with progress_bar(f"re-deriving {name}", noun="orders", console=err,
-                      enabled=bool(sides) and err.is_terminal) as progress, \
-            _choosers(bool(sides)) as pool:
+    bot played takes minutes: a pool of processes, one a core, re-chooses its orders side by
+    side, and the player sees a progress bar (``slow_bar``)."""
+    why = slow_reason(events, name)
+    with slow_bar(f"re-deriving {name}", "orders", why) as progress, \
+            _choosers(why is not None) as pool:
         yield {"progress": progress, "pool": pool}
 
 

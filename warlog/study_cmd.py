@@ -20,7 +20,7 @@ from rich.markup import escape
 from rich.table import Column, Table
 
 from warlog.cli_common import (DEFAULT_DB, database, err, fail, friendly, open_store, out,
-                                say_why_slow)
+                                slow_bar, slow_reason)
 
 STORE_BATCH = 500
 """Games played between two writes to the database when a study stores its games: the games
@@ -148,17 +148,14 @@ def _one_game(task, out_file: Path | None, db: Path | None, store: bool, as_json
 @contextmanager
 def _watching(gid: str, turns: int, red: str, blue: str) -> Iterator[Any]:
     """A game a search bot plays takes minutes (it plays playouts at every move): a bar of the
-    turns on a terminal, else one line saying why; any other game takes a second: nothing."""
+    turns (``slow_bar``); any other game takes a second: nothing."""
     from warlog.engine.bots import SEARCH_POLICIES
-    from warlog.progress import progress_bar
 
     searched = [f"{side}: {name}" for side, name in (("red", red), ("blue", blue))
                 if name in SEARCH_POLICIES]
-    if searched and not err.is_terminal:
-        err.print(f"playing {gid}: the search bot ({', '.join(searched)}) plays playouts at every "
-                  "move, which can take minutes", markup=False)
-    with progress_bar(f"playing {gid}", noun="turns", console=err,
-                      enabled=bool(searched) and err.is_terminal) as progress:
+    why = (f"playing {gid}: the search bot ({', '.join(searched)}) plays playouts at every move, "
+           "which can take minutes") if searched else None
+    with slow_bar(f"playing {gid}", "turns", why) as progress:
         yield lambda state: progress(min(state.turn, turns), turns)
 
 
@@ -297,7 +294,9 @@ def _gather(files: list[Path], db: Path | None) -> tuple[list[dict], int]:
             for kind, source in inputs:
                 if kind == "replay":  # trust by default: a file's game must re-derive
                     events = load_replay(source)
-                    say_why_slow(events, source)  # above the bar of the inputs, if one is shown
+                    why = slow_reason(events, source)
+                    if why:  # above the bar of the inputs, if one is shown
+                        err.print(why, markup=False)
                     require_rederived(events, str(source))
                     found = [summarize(events)]
                 elif kind == "stored":

@@ -17,7 +17,7 @@ from pydantic import (AfterValidator, BaseModel, Field, SerializerFunctionWrapHa
 
 from warlog.events.orders import Cell, Order, Side, StrictModel
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 class OmitsUnset(BaseModel):

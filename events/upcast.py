@@ -7,6 +7,13 @@ Version 2 (the seven One Hour Wargames periods): a move records ``stopped_by`` (
 cut it short), and a game's first event records the options that came with it. A version-1 game
 played by the older reading of a terrain feature (every cell stops a move), so its options say
 so: it folds as it was played, and verify tells where the current rules would differ.
+
+Version 3 (rules as written, round two): rulings that differed from the books were brought to
+them, each behind an option whose table entry says ``since = 3`` and gives, as ``before``, the
+value that reproduces the engine as it was. A game recorded at version 2 or earlier gains those
+options with their ``before`` values (in its options and its scenario's), so it folds, verifies
+and re-derives its bots' orders exactly as it was played; the table, not this module, says which
+options those are, so no rule system is named here.
 """
 
 from __future__ import annotations
@@ -50,9 +57,38 @@ def _game_started_v1(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _game_started_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """The options in force, and the scenario's copy of them, gain version 3's options with the
+    values that reproduce version 2 (an option the game names keeps its value)."""
+    from warlog.engine.rulesets.tables import options_added
+
+    system, period = data.get("rule_system"), data.get("period")
+    options = data.get("options")
+    if not isinstance(system, str) or not isinstance(period, str) or not isinstance(options, dict):
+        return data  # malformed: validation names the field
+    try:
+        added = options_added(system, period, 3)
+    except (ValueError, KeyError):
+        return data  # an unknown system or period: the fold names it
+    if not added:
+        return data
+
+    def with_added(given: Any) -> Any:
+        if not isinstance(given, dict):
+            return given
+        return dict(sorted({**added, **given}.items()))
+
+    out = {**data, "options": with_added(options)}
+    scenario = data.get("scenario")
+    if isinstance(scenario, dict) and isinstance(scenario.get("options"), dict):
+        out["scenario"] = {**scenario, "options": with_added(scenario["options"])}
+    return out
+
+
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("unit_moved", 1): _move_v1,
     ("game_started", 1): _game_started_v1,
+    ("game_started", 2): _game_started_v2,
 }
 
 
@@ -63,7 +99,12 @@ class UpcastError(ValueError):
 def upcast(data: dict[str, Any]) -> dict[str, Any]:
     """Return ``data`` raised to the current schema version (unchanged if it already is)."""
     version = data.get("v", SCHEMA_VERSION)
-    if not isinstance(version, int) or version > SCHEMA_VERSION:
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise UpcastError(
+            f"event seq {data.get('seq', '?')}: schema version {version!r} is not a version "
+            f"warlog ever wrote (1 to {SCHEMA_VERSION})"
+        )
+    if version > SCHEMA_VERSION:
         raise UpcastError(
             f"event seq {data.get('seq', '?')}: schema version {version!r} is newer than this "
             f"warlog understands ({SCHEMA_VERSION}); upgrade warlog to read it"

@@ -180,6 +180,9 @@ class Napoleonic:
                                "firing and for a formation change)")
         steps = move.Steps(state, unit, self.table)
         forced = steps.contact_facings(steps.walk(order.path))
+        if forced and order.facing not in forced and not order.path:
+            raise IllegalOrder("napoleonic.move.break_contact", f"{unit.id} is next to an enemy: "
+                               f"in place it may only turn to face one ({' or '.join(forced)})")
         if forced and order.facing not in forced:
             raise IllegalOrder("napoleonic.move.contact", f"{unit.id} stops next to an enemy and "
                                f"turns to face it: end facing {' or '.join(forced)}")
@@ -192,6 +195,11 @@ class Napoleonic:
         if order.facing not in state.grid.facings:
             raise IllegalOrder("napoleonic.move.facing", f"{order.facing!r} is not a side of a "
                                                          f"{state.grid.kind} cell")
+        if state.options["advance_facing"] == "enemy":
+            forced = move.facings_toward(state, unit, path[0])
+            if forced and order.facing not in forced:
+                raise IllegalOrder("napoleonic.move.contact", f"{unit.id} advances next to an "
+                                   f"enemy and turns to face it: end facing {' or '.join(forced)}")
 
     def _check_musketry(self, state: GameState, unit: Unit, target_id: str) -> None:
         row = self.row(state, unit)
@@ -285,7 +293,8 @@ class Napoleonic:
             if steps.faced is not None:
                 rules.append("napoleonic.move.break_contact")
             if unit.fired:
-                rules.append("napoleonic.move.fire_penalty")
+                rules.append("napoleonic.move.fire_penalty" if move.shot_costs_a_cell(s)
+                             else "napoleonic.move.fired_artillery")
             if unit.reformed:
                 rules.append("napoleonic.move.reform_penalty")
             if steps.contact_facings(cells):
@@ -293,6 +302,8 @@ class Napoleonic:
                 turning = "napoleonic.move.contact"
             ctx.emit(model.UnitMoved, unit=unit.id, path=tuple(cells), from_cell=unit.cell,
                      to_cell=cells[-1], rules=tuple(rules))
+        elif s.options["break_contact"] == "away" and move.enemies_next_to(s, unit, unit.cell):
+            turning = "napoleonic.move.break_contact"  # in place, in contact: to face an enemy
         if facing != start:
             ctx.emit(model.UnitTurned, unit=unit.id, from_facing=start, to_facing=facing,
                      used_move=not order.path, rules=(turning,))
@@ -307,8 +318,15 @@ class Napoleonic:
         else:
             ctx.emit(model.UnitRetreated, unit=unit.id, from_cell=cell,
                      to_cell=tuple(owed["retreat_to"]), rules=("napoleonic.hits_table",))
-        if s.phase == "melee" and s.units[owed["attacker"]].side == s.side:
+        if s.phase != "melee":
+            return
+        if s.units[owed["attacker"]].side == s.side:
             fire.offer_advance(ctx, owed["attacker"], unit.id, cell, self.table)
+        elif order.choice == "lose" and s.options["advance_after_own_hit"]:
+            # The attacker was hit too and stood its ground: it still won if its enemy (the
+            # cell it faces, where it fought) is gone (napoleonic.advance).
+            fire.offer_advance(ctx, unit.id, owed["attacker"], s.grid.step(cell, unit.facing),
+                               self.table)
 
     # -- every legal order -------------------------------------------------------------------
     def legal_orders(self, state: GameState, unit: str | None = None) -> list[Order]:

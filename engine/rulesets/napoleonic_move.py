@@ -53,11 +53,19 @@ def reform_cost(state: GameState, unit: Unit, table: Mapping[str, Any]) -> int:
     return 0 if row(state, unit, table)["class"] == "skirmishers" else 1
 
 
+def shot_costs_a_cell(state: GameState) -> bool:
+    """Whether a battery's artillery-phase shot costs a cell of its move (option
+    fired_horse_artillery): by the source's own rule for artillery (napoleonic.move.fired_artillery)
+    it does not; only foot artillery is stopped by it."""
+    return state.options["fired_horse_artillery"] == "shot_and_limber"
+
+
 def allowance(state: GameState, unit: Unit, table: Mapping[str, Any]) -> int:
-    """Cells the unit may still move this turn: its move, less a cell for having fired
-    (napoleonic.move.fire_penalty) and a cell for a formation change (reform_penalty)."""
+    """Cells the unit may still move this turn: its move, less a cell for a formation change
+    (reform_penalty), and under option fired_horse_artillery = shot_and_limber a cell for a
+    battery's shot (napoleonic.move.fire_penalty)."""
     left = row(state, unit, table)["move"] - unit.moved_cells
-    if unit.fired:
+    if unit.fired and shot_costs_a_cell(state):
         left -= 1
     if unit.reformed:
         left -= reform_cost(state, unit, table)
@@ -79,6 +87,13 @@ def may_move(state: GameState, unit: Unit, table: Mapping[str, Any]) -> None:
     if r["class"] == "artillery" and stands == "unlimbered":
         raise IllegalOrder("napoleonic.limber", f"{unit.id} is unlimbered: a battery limbers up "
                                                 "(a formation order) before it moves")
+
+
+def facings_toward(state: GameState, unit: Unit, cell: Cell) -> list[str]:
+    """The sides of ``cell`` that face an enemy adjacent to it, in the grid's facing order."""
+    grid = state.grid
+    toward = {grid.facing_to(cell, e.cell) for e in enemies_next_to(state, unit, cell)}
+    return [f for f in grid.facings if f in toward]
 
 
 def contact_enemy(state: GameState, unit: Unit) -> Unit | None:
@@ -104,7 +119,9 @@ class Steps:
         enemies = [u for u in state.alive() if u.side != unit.side]
         self.contact = {n for e in enemies for n in state.grid.neighbours(e.cell)}
         self.faced = contact_enemy(state, unit) if unit.cell in self.contact else None
-        # Breaking contact: no cell next to any enemy but the one it faces.
+        # Breaking contact: every step away from the enemy it faces (option break_contact =
+        # away; first_step: only the first), and no cell next to any other enemy.
+        self.every_step_away = state.options["break_contact"] == "away"
         self.others = {n for e in enemies if self.faced is None or e.id != self.faced.id
                        for n in state.grid.neighbours(e.cell)}
 
@@ -126,9 +143,15 @@ class Steps:
             return IllegalOrder("napoleonic.move.stacking", f"{cell} is held by {here[0].id}: one "
                                                             "unit to a cell (commanders excepted)")
         if self.faced is not None:
-            if first and s.grid.distance(cell, self.faced.cell) <= 1:
+            nearer = s.grid.distance(cell, self.faced.cell) <= s.grid.distance(prev,
+                                                                                self.faced.cell)
+            if nearer and first:
                 return IllegalOrder("napoleonic.move.break_contact", f"{unit.id} faces "
                                     f"{self.faced.id}: it may only move away from it")
+            if nearer and self.every_step_away:
+                return IllegalOrder("napoleonic.move.break_contact", f"breaking contact, every "
+                                    f"step takes {unit.id} farther from {self.faced.id}: {cell} "
+                                    f"is not farther than {prev}")
             if cell in self.others:
                 return IllegalOrder("napoleonic.move.break_contact", f"breaking contact, {unit.id} "
                                     f"may not pass {cell}, next to another enemy")
@@ -138,9 +161,14 @@ class Steps:
         return None
 
     def _may_share(self, here: list[Unit]) -> bool:
-        """A commander joins a friendly unit's cell; a unit joins a lone commander's."""
+        """A commander joins a friendly unit's cell (option stacking = either_joins: a unit
+        may also join a lone commander's)."""
         mine = [is_commander(self.state, u, self.table) for u in here]
-        return len(here) == 1 and self.commander != mine[0]
+        if len(here) != 1:
+            return False
+        if self.state.options["stacking"] == "commanders_join":
+            return self.commander and not mine[0]
+        return self.commander != mine[0]
 
     def walk(self, path) -> list[Cell]:
         """The cells a route enters; IllegalOrder for a step the rules refuse, and for a route
@@ -160,13 +188,15 @@ class Steps:
 
     def contact_facings(self, cells: list[Cell]) -> list[str]:
         """The sides a route ending in contact may end facing: each toward an adjacent enemy
-        (napoleonic.move.contact; with several, the player chooses); empty when not in contact."""
-        if not cells or cells[-1] not in self.contact:
+        (napoleonic.move.contact; with several, the player chooses); empty when not in contact.
+        A turn in place next to an enemy faces one too (napoleonic.move.break_contact; option
+        break_contact = first_step: any side)."""
+        if not cells and not self.every_step_away:
             return []
-        grid = self.state.grid
-        toward = {grid.facing_to(cells[-1], e.cell)
-                  for e in enemies_next_to(self.state, self.unit, cells[-1])}
-        return [f for f in grid.facings if f in toward]
+        end = cells[-1] if cells else self.unit.cell
+        if end not in self.contact:
+            return []
+        return facings_toward(self.state, self.unit, end)
 
     def routes(self, reach: int) -> Iterator[tuple[Cell, ...]]:
         """One shortest route to every cell the unit can end its move on (breadth first, in

@@ -136,6 +136,14 @@ def option_specs(system: str, period: str) -> dict[str, Mapping[str, Any]]:
     return out
 
 
+def options_added(system: str, period: str, version: int) -> dict[str, Any]:
+    """The options of ``system`` in ``period`` that schema ``version`` introduced (``since``),
+    each with its ``before`` value: the reading a game recorded at an earlier version was played
+    by. The upcaster gives older games these, so they fold and re-derive as they were played."""
+    return {name: spec["before"] for name, spec in option_specs(system, period).items()
+            if spec.get("since") == version}
+
+
 def resolve_options(system: str, period: str, given: Mapping[str, Any], *,
                     source: str) -> dict[str, Any]:
     """Validate a scenario's ``[options]`` and return every option of ``system`` that applies to

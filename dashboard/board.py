@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 from warlog.engine.analysis import unit_status
 from warlog.engine.reach import UnitReach
 from warlog.engine.rulesets import get_ruleset
+from warlog.engine.rulesets.ohw_combat import trench_cells
 from warlog.engine.state import SIDES, GameState
 
 SIDE_COLOURS = {"red": "#c62828", "blue": "#1565c0"}
@@ -104,9 +105,11 @@ def _unit_hover(state: GameState, u) -> str:
 
 def _add_status(fig: go.Figure, state: GameState, size: float) -> None:
     """One trace per kind of period state (out of ammunition, square, trench, hull-down,
-    spotted), marking the units it applies to, and the trench cells themselves."""
-    if state.trenches:
-        xs, ys = _polygons(state.grid, state.trenches)
+    spotted), marking the units it applies to, and the trench cells themselves (under the
+    source's reading a trench is wherever a defender's unit stands on open ground)."""
+    trenches = trench_cells(state)
+    if trenches:
+        xs, ys = _polygons(state.grid, trenches)
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name="trench", hoverinfo="skip",
                                  line={"color": TRENCH_COLOUR, "width": 3, "dash": "dash"},
                                  meta={"role": "trenches"}))

@@ -16,7 +16,7 @@ from warlog.engine.flow import phase_name
 from warlog.engine.narration import hits_text, order_text
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.rulesets.frontier_fire import FALLS
-from warlog.engine.rulesets.ohw_combat import halve
+from warlog.engine.rulesets.ohw_combat import halve, in_trench
 from warlog.engine.rulesets.tables import load_table, rules_title
 from warlog.engine.state import SIDES, GameState
 
@@ -410,7 +410,7 @@ def unit_status(state: GameState, unit: Any) -> list[str]:
         out.append(unit.formation)
     if unit.disordered:
         out.append("out of formation")
-    if unit.side == state.defender and unit.cell in state.trenches:
+    if in_trench(state, unit):
         out.append("in a trench")
     period = load_table(state.rule_system)["periods"].get(state.period, {})
     terrain = state.terrain.get(unit.cell, "open")

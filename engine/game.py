@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from warlog.engine.dice import ManualDice, SeededDice
+from warlog.engine.geometry import GRID_RULES
 from warlog.engine.flow import Context, DiceSource, advance
 from warlog.engine.fold import evolve, replay
 from warlog.engine.rulesets import get_ruleset
@@ -33,6 +34,7 @@ def start(game: str, scenario: Scenario, *, seed: int | None = None,
         game=game, seq=1, turn=0, rule_system=scenario.rule_system, period=scenario.period,
         options=dict(scenario.options), scenario=scenario.model_dump(mode="json"), dice=dice,
         seed=seed, players=dict(players or {}), played=played,
+        rules=GRID_RULES[scenario.grid.kind],
     ))
     source = SeededDice(seed or 0) if dice == "seeded" else ManualDice(opening_dice)
     return [first, *opening(first, source)]

@@ -32,6 +32,14 @@ Cell = tuple[int, int]
 
 GRID_KINDS: tuple[str, ...] = ("square", "hex", "brick")
 
+# The catalogue's rules for each kind's conventions (how a cell's sides divide into front, flank
+# and rear; the brick's shape), cited by a game's first event: they hold from its first order on.
+GRID_RULES: dict[str, tuple[str, ...]] = {
+    "square": ("grid.aspect",),
+    "hex": ("grid.aspect",),
+    "brick": ("grid.aspect", "grid.brick"),
+}
+
 # A unit faces one side of its cell. Listed counter-clockwise from east (north is row - 1).
 FACINGS: dict[str, tuple[str, ...]] = {
     "square": ("E", "N", "W", "S"),

@@ -2,7 +2,8 @@
 
 A Frontier battery fires at a cell, not at a unit (frontier.artillery): a shell that falls
 short, over or to a side (frontier.fall_of_shot) strikes whatever stands in that neighbour,
-enemy or friend, the battery itself included. So the question is asked of the cell: the
+enemy or friend (the battery itself only where option bombard_adjacent lets it aim at the next
+cell). So the question is asked of the cell: the
 referee's own check decides whether the battery may fire there, its own ``apply`` rolls the
 fall and the effect, and every unit a leaf touches is reported (odds.summarise). The unit
 standing on the cell, if any, is the target, so aiming at a unit's cell answers exactly as

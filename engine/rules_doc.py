@@ -74,6 +74,30 @@ def _units_line(table) -> str:
     return f"Units ({what}): " + "; ".join(row(n, r) for n, r in table["units"].items()) + "."
 
 
+def _density_allowances() -> list[str]:
+    """density.grid_scale: every density's allowance at the default scale, computed by the
+    referee's own arithmetic, so the table cannot drift from the rule it shows."""
+    from warlog.engine.rulesets.density_move import cells_for
+
+    table, specs = load_table("density"), option_specs("density", "density")
+    period = table["periods"]["density"]
+    scale = specs["inches_per_cell"]["default"]
+    rounding = specs["allowance_rounding"]["default"]
+    other = next(c for c in specs["allowance_rounding"]["choices"] if c != rounding)
+    out = ["", f"Allowance by density (`density.grid_scale`, `density.rounding`) at the default "
+               f"{scale} inches a cell, `allowance_rounding` = {rounding}, and with {other}; each "
+               "side turned while moving costs a cell of it (`density.wheel`):", "",
+           f"| density | inches | cells ({rounding}) | cells ({other}) |", "|---|---|---|---|"]
+    for d in range(period["density"]["min"], period["density"]["max"] + 1):
+        inches = period["move_inches"] - d
+        out.append(f"| {d} | {period['move_inches']} - {d} = {inches} | "
+                   f"{cells_for(inches, scale, rounding)} | {cells_for(inches, scale, other)} |")
+    return out
+
+
+EXTRAS = {"density": _density_allowances}  # a system's tables shown after its rules
+
+
 def _options(system: str) -> list[str]:
     out = []
     for name, spec in load_table(system).get("options", {}).items():
@@ -117,6 +141,8 @@ def markdown() -> str:
             out.append("")
         for rule in groups.get(key, []):
             out += _rule(rule)
+        if key in EXTRAS:
+            out += EXTRAS[key]()
     out += ["", "## Options", "",
             "| system | option | periods | default | values | rule | what it does |",
             "|---|---|---|---|---|---|---|"]

@@ -89,7 +89,7 @@ class GameState:
     dice_rolled: int = 0
     spotted: list[tuple[str, str]] = field(default_factory=list)  # (spotter, enemy) this turn
     defender: str | None = None  # the defending side (ohw.machine_age.trenches)
-    trenches: list[Cell] = field(default_factory=list)
+    trenches: list[Cell] = field(default_factory=list)  # open cells held as the roles are chosen
     barrage_targets: int | None = None  # how many units the pre-game barrage may strike
     first_side: str | None = None  # who won this turn's initiative (else the scenario's first)
     active: str | None = None  # the unit being activated (activation systems)

@@ -185,6 +185,8 @@ class Density:
         route = move.walk(s, self.table, unit, order.path, order.facing)
         start = unit.facing
         rules = ["density.actions", "density.move", "density.grid_scale"]
+        if s.options["allowance_rounding"] == "nearest":  # before schema 3 it was not cited
+            rules.append("density.rounding")
         if route.turned:
             rules.append("density.wheel")
         if any(reason == "friends" for reason, _, _ in route.tests):

@@ -28,20 +28,32 @@ Test = tuple[str, Cell, str]  # (reason: "terrain" | "friends", the cell, what i
 _INDEX = {kind: {f: i for i, f in enumerate(facings)} for kind, facings in FACINGS.items()}
 
 
+def cells_for(inches: int, scale: int, rounding: str) -> int:
+    """density.grid_scale and density.rounding: ``inches`` of movement in whole cells of
+    ``scale`` inches, to the nearest (halves up) or rounded "down", at least 1. In integers, so
+    no float decides a move."""
+    whole = inches // scale if rounding == "down" else (2 * inches + scale) // (2 * scale)
+    return max(1, whole)
+
+
 def allowance(state: GameState, period: Mapping[str, Any], unit: Unit) -> int:
     """density.move and density.grid_scale: (10 - density) inches, in whole cells, at least 1."""
-    inches = period["move_inches"] - unit.density
-    return max(1, inches // state.options["inches_per_cell"])
+    return cells_for(period["move_inches"] - unit.density, state.options["inches_per_cell"],
+                     state.options["allowance_rounding"])
 
 
 def allowance_words(state: GameState, period: Mapping[str, Any], unit: Unit) -> str:
     """The allowance with its arithmetic, as a player would check it on the table."""
     n, scale = allowance(state, period, unit), state.options["inches_per_cell"]
     inches = period["move_inches"] - unit.density
-    floor = ", and never less than 1" if inches < scale else ""
+    if state.options["allowance_rounding"] == "down":
+        how = ", and never less than 1" if inches < scale else ""
+    else:
+        how = f": {inches}/{scale} to the nearest cell, halves up" + (
+            ", and never less than 1" if 2 * inches < scale else "")
     return (f"{unit.type} (density {unit.density}) moves at most {n} cell{'s' * (n != 1)} "
             f"({period['move_inches']} - {unit.density} = {inches} inches at {scale} inches a "
-            f"cell{floor})")
+            f"cell{how})")
 
 
 def sides_turned(grid: Grid, a: str, b: str) -> int:

@@ -3,8 +3,9 @@
 A turn: both sides' artillery fires (losses removed after every battery has fired), both roll
 for the initiative, then each side moves all its units and fights its combats. Movement costs
 points (roads half, rivers double, hills climbed in levels); a unit entering a cell in front of
-an enemy stops and faces it, and one ending beside an enemy's flank or rear and facing it turns
-the enemy to face it. The artillery and the combat are in frontier_fire.
+an enemy stops and faces it, and one ending next to an enemy and facing it (making contact)
+turns the enemy to face it, so the enemy faces the last to make contact. The artillery and the
+combat are in frontier_fire.
 """
 
 from __future__ import annotations
@@ -115,20 +116,35 @@ class Frontier:
         if distance > row["range"] or distance == 0:
             raise IllegalOrder("frontier.units", f"{cell} is {distance} cells away; "
                                                  f"{unit.type} reach {row['range']}")
+        if distance < self.nearest_shot(state):
+            raise IllegalOrder("grid.shooting", f"{cell} is next to {unit.id}: artillery "
+                               "fire is shooting, at a cell not adjacent to the battery (units "
+                               "side by side fight in combat, not by fire)")
         arc = state.options["arc_degrees"]
         if not state.grid.in_arc(unit.cell, unit.facing, cell, arc):
             raise IllegalOrder("grid.arc", f"{cell} is outside the {arc}-degree arc of "
                                            f"{unit.id} (facing {unit.facing})")
-        if not any(0 < state.grid.distance(unit.cell, e.cell) <= row["range"]
-                   and state.grid.in_arc(unit.cell, unit.facing, e.cell, arc)
-                   for e in state.alive(other_side(unit.side))):
+        near = self.nearest_shot(state)
+        seen = [state.grid.distance(unit.cell, e.cell) for e in state.alive(other_side(unit.side))
+                if state.grid.in_arc(unit.cell, unit.facing, e.cell, arc)]
+        if not any(near <= d <= row["range"] for d in seen):
+            beside = " (one next to it is not: that is combat, not shooting)" if 1 in seen else ""
             raise IllegalOrder("frontier.artillery", f"{unit.id} has no enemy in range: a battery "
-                                                     "fires only when one is")
+                                                     f"fires only when one is{beside}")
+
+    @staticmethod
+    def nearest_shot(state: GameState) -> int:
+        """frontier.artillery: the nearest cell a battery may aim at. Shooting is combat between
+        units not adjacent (grid.shooting), so 2; 1 under ``bombard_adjacent`` (before schema 3).
+        Every fall of shot lands next to the aimed cell, so from 2 cells on it never lands on the
+        battery's own cell."""
+        return 1 if state.options["bombard_adjacent"] else 2
 
     def fire_zone(self, state: GameState, unit: Unit) -> FireZone | None:
         row = self.row(state, unit)
         if row["class"] == "artillery":
-            return FireZone(near=1, far=row["range"], arc=state.options["arc_degrees"],
+            return FireZone(near=self.nearest_shot(state), far=row["range"],
+                            arc=state.options["arc_degrees"],
                             what="artillery reach", rules=("frontier.artillery", "grid.arc"))
         return FireZone(near=1, far=1, arc=None, what="the cell it faces (combat)",
                         rules=("frontier.combat",), ahead_only=True)
@@ -165,10 +181,15 @@ class Frontier:
                 and state.grid.aspect(e.cell, e.facing, cell) == "front"]
 
     def _engaged(self, state: GameState, unit: Unit) -> list[Unit]:
-        """Adjacent enemies it faces or that face it: a move now is breaking off."""
+        """frontier.break_off: the adjacent enemy it faces (option break_off "retreat": the book's
+        unit standing front to an enemy); before schema 3 ("slide") also those that face it. A
+        move now is breaking off."""
         grid = state.grid
-        return [e for e in state.alive(other_side(unit.side)) if grid.distance(e.cell, unit.cell) == 1
-                and (grid.step(unit.cell, unit.facing) == e.cell or grid.step(e.cell, e.facing) == unit.cell)]
+        ahead = grid.step(unit.cell, unit.facing)
+        faced = state.options["break_off"] == "slide"
+        return [e for e in state.alive(other_side(unit.side))
+                if grid.distance(e.cell, unit.cell) == 1
+                and (ahead == e.cell or faced and grid.step(e.cell, e.facing) == unit.cell)]
 
     def walk(self, state: GameState, unit: Unit, path: list[Cell]) -> Cell:
         """Check a route step by step (frontier.move, roads, rivers, hills, break-off); return
@@ -222,12 +243,19 @@ class Frontier:
                      used_move=not path, rules=("frontier.move",))
         unit = s.units[order.unit]
         ahead = s.units.get(getattr(s.unit_at(s.grid.step(unit.cell, unit.facing)), "id", ""))
-        if ahead is not None and ahead.side != unit.side:
-            aspect = s.grid.aspect(ahead.cell, ahead.facing, unit.cell)
-            if aspect != "front":  # frontier.combat: contacted in flank or rear, it turns at once
-                ctx.emit(model.UnitTurned, unit=ahead.id, from_facing=ahead.facing,
-                         to_facing=s.grid.facing_to(ahead.cell, unit.cell),
-                         rules=("frontier.combat",))
+        if ahead is not None and ahead.side != unit.side and self._turns_to(s, ahead, unit):
+            ctx.emit(model.UnitTurned, unit=ahead.id, from_facing=ahead.facing,
+                     to_facing=s.grid.facing_to(ahead.cell, unit.cell), rules=("frontier.combat",))
+
+    @staticmethod
+    def _turns_to(state: GameState, enemy: Unit, unit: Unit) -> bool:
+        """frontier.combat: whether ``unit``, which has just ended its order next to ``enemy``
+        and facing it (made contact), turns ``enemy`` to face it. The book: the enemy faces the
+        last unit to make contact (option ``contact_facing`` "last"); before schema 3 only a
+        contact in flank or rear turned it ("flank_rear")."""
+        if state.options["contact_facing"] == "flank_rear":
+            return state.grid.aspect(enemy.cell, enemy.facing, unit.cell) != "front"
+        return state.grid.step(enemy.cell, enemy.facing) != unit.cell
 
     # -- every legal order -------------------------------------------------------------------
     def legal_orders(self, state: GameState, unit: str | None = None) -> list[Order]:
@@ -242,7 +270,9 @@ class Frontier:
     def _unit_orders(self, state: GameState, u: Unit) -> list[Order]:
         if state.phase == "artillery" and self.row(state, u)["class"] == "artillery":
             reach = self.row(state, u)["range"]
-            cells = [c for c in state.grid.cells() if 0 < state.grid.distance(u.cell, c) <= reach]
+            near = self.nearest_shot(state)
+            cells = [c for c in state.grid.cells()
+                     if near <= state.grid.distance(u.cell, c) <= reach]
             return [o for o in (BombardOrder(unit=u.id, cell=c) for c in cells)
                     if self._ok(state, o)]
         if state.phase == "movement":
@@ -300,6 +330,8 @@ class _Steps:
         self.engaged = ruleset._engaged(state, unit)
         self.others = [e for e in state.alive(other_side(unit.side)) if e not in self.engaged]
         self.occupant = {u.cell: u for u in state.alive()}  # looked up at every step
+        self.every_road_cell = state.options["road_cost"] == "every"
+        self.retreat = state.options["break_off"] == "retreat"
 
     def step(self, prev: Cell, cell: Cell, points: int, climbed: int, *, last: bool
              ) -> tuple[int, int]:
@@ -319,7 +351,9 @@ class _Steps:
         if occupant is not None:
             raise IllegalOrder("grid.cells" if last else "frontier.move",
                                f"{cell} is held by {occupant.id}")
-        on_road = before in self.road and terrain in self.road
+        # frontier.roads: every road cell costs half (option road_cost "every"); before schema 3
+        # only a step from road to road did ("along"), the first road cell costing full
+        on_road = terrain in self.road and (self.every_road_cell or before in self.road)
         if before in self.road and terrain not in self.road and points % 2:
             points -= 1  # frontier.roads: leaving the road loses a half
         cost = 1 if on_road else 4 if terrain == "river" else 2
@@ -335,6 +369,10 @@ class _Steps:
         if self.engaged and any(grid.distance(e.cell, cell) == 1 for e in self.others):
             raise IllegalOrder("frontier.break_off", f"{unit.id} breaks off and may not come "
                                                      "into contact with another enemy")
+        if last and self.retreat and any(grid.distance(e.cell, cell) == 1 for e in self.engaged):
+            raise IllegalOrder("frontier.break_off", f"{unit.id} breaks off from "
+                               f"{', '.join(e.id for e in self.engaged)} and retreats: it may not "
+                               "end its move next to it again")
         if not last and self.ruleset._fronting(s, unit, cell):
             raise IllegalOrder("frontier.move", f"{unit.id} may not pass {cell}, in front of "
                                                 "an enemy: it must stop there")

@@ -35,16 +35,24 @@ def level(state: GameState, cell: Cell) -> int:
 def fall_cell(state: GameState, battery: Cell, aimed: Cell, fall: str) -> Cell | None:
     """frontier.fall_of_shot: the neighbour of the aimed cell over, short, left or right of it
     as the battery sees it (direction closest to the line of fire turned 0, 180, +90, -90
-    degrees; ties: the first in facing order); None off the board."""
+    degrees); None off the board. Ties: the first in facing order; but for left and right (a
+    hex or brick fired at along its row has two neighbours equally to each side, one at the
+    target's range, one a cell farther) the one at the target's range first (option
+    side_fall_ties "same_range"), so that left and right mirror each other, where the facing
+    order sent left a cell long and right not (before schema 3)."""
     grid = state.grid
     fire = grid.bearing(battery, aimed)
     want = fire + TURN[fall]
-    best, best_off = None, None
+    level = fall in ("left", "right") and state.options["side_fall_ties"] == "same_range"
+    reach = grid.distance(battery, aimed)
+    best, best_off, best_level = None, None, False
     for facing in grid.facings:
         n = grid.step(aimed, facing)
         off = abs((grid.bearing(aimed, n) - want + 180) % 360 - 180)
-        if best_off is None or off < best_off - 1e-9:
-            best, best_off = n, off
+        at_range = level and grid.distance(battery, n) == reach
+        if best_off is None or off < best_off - 1e-9 or (
+                at_range and not best_level and off < best_off + 1e-9):
+            best, best_off, best_level = n, off, at_range
     return best if best is not None and grid.contains(best) else None
 
 

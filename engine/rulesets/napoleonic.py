@@ -198,7 +198,7 @@ class Napoleonic:
         if state.options["advance_facing"] == "enemy":
             forced = move.facings_toward(state, unit, path[0])
             if forced and order.facing not in forced:
-                raise IllegalOrder("napoleonic.move.contact", f"{unit.id} advances next to an "
+                raise IllegalOrder("napoleonic.advance.facing", f"{unit.id} advances next to an "
                                    f"enemy and turns to face it: end facing {' or '.join(forced)}")
 
     def _check_musketry(self, state: GameState, unit: Unit, target_id: str) -> None:
@@ -284,8 +284,12 @@ class Napoleonic:
         start, facing, turning = unit.facing, order.facing, "napoleonic.move.facing"
         if s.phase == "melee":  # napoleonic.advance
             cell = tuple(order.path[0])
+            faces = s.options["advance_facing"] == "enemy" and move.facings_toward(s, unit, cell)
+            if faces:
+                turning = "napoleonic.advance.facing"
             ctx.emit(model.UnitMoved, unit=unit.id, path=(cell,), from_cell=unit.cell,
-                     to_cell=cell, rules=("napoleonic.advance",))
+                     to_cell=cell, rules=("napoleonic.advance", turning) if faces
+                     else ("napoleonic.advance",))
         elif order.path:
             steps = move.Steps(s, unit, self.table)
             cells = steps.walk(order.path)
@@ -304,9 +308,10 @@ class Napoleonic:
                      to_cell=cells[-1], rules=tuple(rules))
         elif s.options["break_contact"] == "away" and move.enemies_next_to(s, unit, unit.cell):
             turning = "napoleonic.move.break_contact"  # in place, in contact: to face an enemy
-        if facing != start:
+        if facing != start:  # a turn in place moves no cell (option turn_in_place)
+            in_place_moves = s.options["turn_in_place"] == "a_move"
             ctx.emit(model.UnitTurned, unit=unit.id, from_facing=start, to_facing=facing,
-                     used_move=not order.path, rules=(turning,))
+                     used_move=not order.path and in_place_moves, rules=(turning,))
 
     def _apply_choice(self, ctx: Context, order: HitChoiceOrder) -> None:
         s = ctx.state
@@ -326,7 +331,7 @@ class Napoleonic:
             # The attacker was hit too and stood its ground: it still won if its enemy (the
             # cell it faces, where it fought) is gone (napoleonic.advance).
             fire.offer_advance(ctx, unit.id, owed["attacker"], s.grid.step(cell, unit.facing),
-                               self.table)
+                               self.table, rules=("napoleonic.advance", "napoleonic.advance.winner"))
 
     # -- every legal order -------------------------------------------------------------------
     def legal_orders(self, state: GameState, unit: str | None = None) -> list[Order]:

@@ -204,7 +204,8 @@ def melee(ctx: Context, attacker: Unit, defender: Unit, table: Mapping[str, Any]
 
 
 def offer_advance(ctx: Context, attacker: str, defender: str, cell: Cell,
-                  table: Mapping[str, Any]) -> None:
+                  table: Mapping[str, Any], rules: tuple[str, ...] = ("napoleonic.advance",)
+                  ) -> None:
     """napoleonic.advance: the attacker won if its enemy was destroyed or retreated and it still
     stands where it fought; Infantry and Cavalry may then take the cell (a choice still owed
     for the enemy waits: the offer comes once it retreats; a winner that owes a choice of its
@@ -216,7 +217,7 @@ def offer_advance(ctx: Context, attacker: str, defender: str, cell: Cell,
     won = d.removed or d.cell != cell
     if won and move.row(s, a, table)["class"] in ("infantry", "cavalry") \
             and move.occupant(s, cell, table) is None and s.grid.distance(a.cell, cell) == 1:
-        ctx.emit(model.AdvanceOffered, unit=a.id, cell=cell, rules=("napoleonic.advance",))
+        ctx.emit(model.AdvanceOffered, unit=a.id, cell=cell, rules=rules)
 
 
 def take_hit(ctx: Context, unit: Unit, attacker: Unit, table: Mapping[str, Any]) -> None:

@@ -245,9 +245,8 @@ class OneHourWargames(OrderChecks):
 
     def _apply_roles(self, ctx: Context, order: RolesOrder) -> None:
         s = ctx.state
-        open_ground = ("open", *self.table["terrain"]["never_stops"])
         trenches = tuple(u.cell for u in s.alive(order.defender)
-                         if s.terrain.get(u.cell, "open") in open_ground)
+                         if ohw_combat.on_open_ground(s, u.cell))
         ctx.emit(model.RolesChosen, attacker=other_side(order.defender), defender=order.defender,
                  trenches=trenches, rules=("ohw.machine_age.trenches",))
 

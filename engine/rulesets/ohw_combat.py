@@ -4,7 +4,8 @@ Everything here is a pure function of the position and the period's table, so th
 the bots and the odds all read one account of what an attack is worth. A halving is data
 (``[[periods.<p>.halvings]]`` in ohw.toml): its name, its rule, the attacks it applies to and
 the conditions it needs (the target's terrain or type, the attacker's type, whether the target is
-defending, in a trench, or the battle is before the period's ``year_split``).
+defending or in a trench, whether the battle is before the period's ``year_split``, the value of
+an option).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from warlog.engine.geometry import Cell
+from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit
 
 
@@ -38,6 +41,31 @@ def unit_row(state: GameState, period: Mapping[str, Any], unit_type: str) -> dic
     if "after" in row and after_split(state, period):
         row.update(row["after"])
     return row
+
+
+def on_open_ground(state: GameState, cell: Cell) -> bool:
+    """ohw.machine_age.trenches: open ground is a cell with no terrain, or a road (a way through,
+    not a feature); woods, a village, a hill or a river crossing is not."""
+    return state.terrain.get(cell, "open") in ("open", *load_table("ohw")["terrain"]["open_ground"])
+
+
+def in_trench(state: GameState, unit: Unit) -> bool:
+    """ohw.machine_age.in_trench: a unit of the defender on open ground, wherever it stands now
+    (option trench_cells = open_ground); or, the reading before schema 3 (start), any unit of the
+    defender in a cell dug when the roles were chosen."""
+    if state.defender is None or unit.side != state.defender:
+        return False
+    if state.options.get("trench_cells") == "open_ground":
+        return on_open_ground(state, unit.cell)
+    return unit.cell in state.trenches
+
+
+def trench_cells(state: GameState) -> list[Cell]:
+    """The trenches to draw: under the source's reading a trench follows its unit (the cells the
+    defender's units on open ground hold now); under ``start``, the cells dug at the roles."""
+    if state.defender is not None and state.options.get("trench_cells") == "open_ground":
+        return [u.cell for u in state.alive(state.defender) if on_open_ground(state, u.cell)]
+    return list(state.trenches)
 
 
 @dataclass(frozen=True)
@@ -81,7 +109,9 @@ def halvings(state: GameState, period: Mapping[str, Any], attack: str, source: U
             continue
         if h.get("defending") and not defending:
             continue
-        if h.get("trench") and not (target.side == state.defender and target.cell in state.trenches):
+        if h.get("trench") and not in_trench(state, target):
+            continue
+        if any(state.options.get(k) != v for k, v in h.get("options", {}).items()):
             continue
         if h.get("before_year") and not early:
             continue

@@ -57,8 +57,12 @@ def test_options_and_extras_go_through_option():
 def test_the_barrage_and_the_hypothetical_extras():
     out = run("odds", "Infantry", "--system", "ohw", "--period", "machine_age", "--kind",
               "barrage", "--terrain", "woods").output
-    # ohw.machine_age.barrage: a d6 of hits, halved by woods' cover: 1 1 2 2 3 3, mean 2
+    # ohw.machine_age.barrage: the number on a d6, whatever the cover: 1 to 6, mean 7/2
     assert "barrage on Infantry (on woods)" in out
+    assert out.count("16.7%") == 6 and "average hits 7/2" in out
+    out = run("odds", "Infantry", "--system", "ohw", "--period", "machine_age", "--kind",
+              "barrage", "--terrain", "woods", "--option", "barrage_cover=terrain").output
+    # the reading before schema 3: halved by woods' cover: 1 1 2 2 3 3, mean 2
     assert out.count("33.3%") == 3 and "average hits 2" in out
     shot = json.loads(run("odds", "Archers", "Infantry", "--system", "density", "--kind", "shoot",
                           "--option", "disorder=1", "--json").output)

@@ -55,26 +55,82 @@ FAR_ENEMY = ("b", "blue", "Infantry", (9, 5), "W", 3)
 # -- movement allowance -----------------------------------------------------------------------
 
 
+def allowance_is(game: Game, unit: str, cells: int, row: int) -> str:
+    """Refuse one cell past ``cells`` straight east, then move ``cells``: the refusal's words."""
+    straight = [(c, row) for c in range(1, cells + 2)]
+    message = refused(game, route(unit, *straight), "density.move")
+    assert f"moves at most {cells} cell" in message
+    game.play(route(unit, *straight[:cells]), dice=ManualDice())
+    assert game.state.units[unit].cell == straight[cells - 1]
+    return message
+
+
+@pytest.mark.parametrize("density,cells", [(1, 3), (2, 3), (3, 2), (4, 2), (5, 2), (6, 1)])
+def test_the_default_allowance_is_ten_less_density_at_three_inches_to_the_nearest_cell(
+        density, cells):
+    game = density_game([("r", "red", "Cavalry", (0, 2), "E", density), FAR_ENEMY],
+                        size=(12, 6))
+    assert (game.state.options["inches_per_cell"],
+            game.state.options["allowance_rounding"]) == (3, "nearest")
+    message = allowance_is(game, "r", cells, 2)
+    assert (f"10 - {density} = {10 - density} inches at 3 inches a cell: {10 - density}/3 to "
+            "the nearest cell, halves up)") in message
+
+
+@pytest.mark.parametrize("density,scale,cells", [
+    (4, 4, 2), (6, 8, 1), (2, 4, 2), (1, 6, 2),             # halves up: 6/4, 4/8, 8/4, 9/6
+    (5, 4, 1), (3, 2, 4), (1, 2, 5), (6, 2, 2),             # 5/4 down, 7/2 and 9/2 up
+    (6, 10, 1), (5, 10, 1),                                 # 0.4 is 0, 0.5 is 1: at least 1
+])
+def test_to_the_nearest_cell_halves_round_up_and_never_below_one(density, scale, cells):
+    game = density_game([("r", "red", "Cavalry", (0, 2), "E", density), FAR_ENEMY],
+                        size=(12, 6), options={"inches_per_cell": scale})
+    message = allowance_is(game, "r", cells, 2)
+    assert ("and never less than 1);" in message) == (2 * (10 - density) < scale)
+
+
 @pytest.mark.parametrize("density,scale,cells", [
     (1, 4, 2), (2, 4, 2), (3, 4, 1), (5, 4, 1), (6, 4, 1),   # (10 - d) // 4
     (1, 3, 3), (2, 3, 2), (4, 3, 2), (5, 3, 1),              # (10 - d) // 3
     (1, 2, 4), (3, 2, 3), (6, 2, 2), (2, 1, 8),
     (6, 6, 1), (5, 10, 1),                                   # below one cell: still 1
 ])
-def test_allowance_is_ten_less_density_inches_in_whole_cells_at_least_one(density, scale, cells):
-    units = [("r", "red", "Cavalry", (0, 2), "E", density), FAR_ENEMY]
-    game = density_game(units, size=(12, 6), options={"inches_per_cell": scale})
-    straight = [(c, 2) for c in range(1, cells + 2)]
-    message = refused(game, route("r", *straight), "density.move")
-    assert f"moves at most {cells} cell" in message
-    assert f"10 - {density} = {10 - density} inches at {scale} inches a cell" in message
-    game.play(route("r", *straight[:cells]), dice=ManualDice())
-    assert game.state.units["r"].cell == straight[cells - 1]
+def test_rounding_down_is_the_allowance_before_schema_3(density, scale, cells):
+    game = density_game([("r", "red", "Cavalry", (0, 2), "E", density), FAR_ENEMY],
+                        size=(12, 6),
+                        options={"inches_per_cell": scale, "allowance_rounding": "down"})
+    message = allowance_is(game, "r", cells, 2)
+    floor = ", and never less than 1" if 10 - density < scale else ""
+    assert f"10 - {density} = {10 - density} inches at {scale} inches a cell{floor});" in message
+
+
+def test_the_before_values_of_schema_3_are_four_inches_a_cell_rounded_down():
+    from warlog.engine.rulesets.tables import option_specs, options_added
+    assert options_added("density", "density", 3) == {"allowance_rounding": "down"}
+    # inches_per_cell is no schema-3 option: every game has recorded it since the system began
+    assert "since" not in option_specs("density", "density")["inches_per_cell"]
+
+
+@pytest.mark.parametrize("kind,turn", [("square", "N"), ("hex", "NE")])
+def test_at_the_default_a_density_3_unit_turns_once_and_moves_a_cell(kind, turn):
+    units = [("r", "red", "Infantry", (2, 2), "E", 3), FAR_ENEMY]
+    game = density_game(units, kind=kind)
+    one = game.state.grid.step((2, 2), turn)
+    two = game.state.grid.step(one, turn)
+    refused(game, route("r", one, two, facing=turn), "density.wheel")  # 1 side + 2 cells
+    refused(game, route("r", one, facing="E"), "density.wheel")  # turned there and back
+    events = game.play(route("r", one, facing=turn), dice=ManualDice())  # 1 side + 1 cell
+    assert (game.state.units["r"].cell, game.state.units["r"].facing) == (one, turn)
+    assert not kinds(events, "disorder_tested")  # a wheel while moving is no test
+    # rounded down at 4 inches a cell (warlog before schema 3) it had 1 cell and could not turn
+    old = density_game(units, kind=kind,
+                       options={"inches_per_cell": 4, "allowance_rounding": "down"})
+    refused(old, route("r", one, facing=turn), "density.wheel")
 
 
 def test_every_side_turned_counts_a_cell_of_the_allowance():
-    # Cavalry, density 2: 2 cells. One side turned and one cell fits; two sides and one cell not.
-    game = density_game([("r", "red", "Cavalry", (2, 2), "E", 2), FAR_ENEMY])
+    # Cavalry, density 3: 2 cells. One side turned and one cell fits; two sides and one cell not.
+    game = density_game([("r", "red", "Cavalry", (2, 2), "E", 3), FAR_ENEMY])
     refused(game, route("r", (2, 3), (2, 4), facing="S"), "density.wheel")  # 1 + 2 cells
     refused(game, route("r", (1, 2), facing="W"), "density.wheel")  # about face: 2 sides + 1
     game.play(route("r", (2, 3), facing="S"), dice=ManualDice())  # 1 side + 1 cell

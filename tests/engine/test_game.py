@@ -198,3 +198,114 @@ def test_a_missing_or_impossible_die_says_what_it_is_for_and_changes_nothing():
             g.play(ShootOrder(unit="a", target="x"), dice=dice)
         assert str(caught.value) == f"{said} — die for shooting, a"
         assert g.events == before
+
+
+# -- Machine Age trenches and barrage (ohw.machine_age.trenches, .in_trench, .barrage) ------------
+
+TRENCH_LINE = [  # red, the defender: in woods, in a village, on open ground, on a hill
+    ("r-w", "red", "Infantry", (1, 0), "E"), ("r-v", "red", "Infantry", (1, 2), "E"),
+    ("r-o", "red", "Infantry", (0, 4), "E"), ("r-h", "red", "Machine guns", (1, 5), "E"),
+    ("b-mg", "blue", "Machine guns", (4, 4), "W"), ("b-art", "blue", "Artillery", (7, 1), "W"),
+    ("b-inf", "blue", "Infantry", (4, 2), "W"),
+]
+
+
+def trench_game(targets: int = 1, **options) -> Game:
+    """The trench line with the roles chosen (red 5, blue 2: red defends): the barrage phase,
+    striking ``targets`` units (its die: 2 * targets, halved)."""
+    from warlog.engine.scenario import scenario_from_dict
+    from warlog.events.orders import RolesOrder
+
+    scenario = scenario_from_dict({
+        "id": "trench-line", "title": "Trench line", "rule_system": "ohw", "period": "machine_age",
+        "first": "red", "grid": {"kind": "square", "width": 8, "height": 6},
+        "terrain": {"woods": [[1, 0]], "village": [[1, 2]], "hill": [[1, 5]]},
+        "sides": {"red": {"name": "Red"}, "blue": {"name": "Blue"}},
+        "units": [{"id": i, "side": s, "type": t, "cell": list(c), "facing": f}
+                  for i, s, t, c, f in TRENCH_LINE],
+        "options": {"trenches": True, **options}}, source="test")
+    game = Game(start("t", scenario, dice="manual", opening_dice=[5, 2]))
+    game.play(RolesOrder(defender="red"), dice=ManualDice([2 * targets]))
+    assert game.state.defender == "red" and game.state.barrage_targets == targets
+    return game
+
+
+def shot(game: Game, unit: str, target: str, die: int) -> dict:
+    game.play(ShootOrder(unit=unit, target=target), dice=ManualDice([die]))
+    return game.events[-1]
+
+
+OLD_TRENCHES = {"trench_cells": "start", "barrage_cover": "terrain"}  # the `before` values
+
+
+@pytest.mark.parametrize(("options", "moved_hits", "halvings"), [
+    ({}, (3, 3), ["trench"]),  # a defender's unit on open ground is in a trench wherever it is
+    (OLD_TRENCHES, (6, 5), []),  # before schema 3: only in the cells held at the roll-off
+])
+def test_a_defender_that_moved_onto_open_ground_is_in_a_trench(options, moved_hits, halvings):
+    from warlog.engine.analysis import unit_status
+    from warlog.engine.bots import expected_shot
+    from warlog.engine.rulesets.ohw_combat import trench_cells
+    from warlog.events.orders import BarrageOrder, RouteOrder
+
+    game = trench_game(**options)
+    game.play(BarrageOrder(targets=("r-v",)), dice=ManualDice([1]))
+    assert game.state.trenches == [(0, 4)]  # the open cells held as the roles were chosen
+    game.play(RouteOrder(unit="r-o", path=((1, 4),), facing="E"))  # open ground to open ground
+    game.play(RouteOrder(unit="r-w", path=((2, 0),), facing="E"))  # out of the woods
+    for _ in range(3):  # red shooting, blue movement, blue shooting
+        game.play(END)
+    s = game.state  # the bots' expected hits read the same halvings: d6 + 2, halved or not
+    assert expected_shot(s, s.units["b-mg"], s.units["r-o"]) == (3 if halvings else 5.5)
+    mg = shot(game, "b-mg", "r-o", 4)  # Machine guns +2: 6
+    art = shot(game, "b-art", "r-w", 5)  # 6 cells, range 12: 5
+    assert (mg["hits"], art["hits"]) == moved_hits
+    assert mg["halvings"] == art["halvings"] == halvings
+    assert ("ohw.machine_age.in_trench" in mg["rules"]) == bool(halvings)  # the halving's rule
+    in_a_trench = [u.id for u in game.state.alive() if "in a trench" in unit_status(game.state, u)]
+    if options:
+        assert in_a_trench == [] and trench_cells(game.state) == [(0, 4)]
+    else:  # the board draws the trench under each unit: it follows the unit
+        assert in_a_trench == ["r-w", "r-o"] and trench_cells(game.state) == [(2, 0), (1, 4)]
+
+
+@pytest.mark.parametrize("options", [{}, OLD_TRENCHES])
+def test_a_defender_on_a_hill_has_no_trench_and_no_cover_a_village_halves_once(options):
+    from warlog.events.orders import BarrageOrder
+
+    game = trench_game(**options)
+    game.play(BarrageOrder(targets=("r-o",)), dice=ManualDice([1]))
+    for _ in range(3):
+        game.play(END)
+    hill = shot(game, "b-art", "r-h", 5)  # a hill is not open ground; the Machine Age's cover
+    assert (hill["hits"], hill["halvings"]) == (5, [])  # is woods and villages only
+    village = shot(game, "b-inf", "r-v", 4)  # cover, and no trench on top of it
+    assert (village["hits"], village["halvings"]) == (2, ["cover"])
+    open_ground = shot(game, "b-mg", "r-o", 4)  # where it stood: a trench under both readings
+    assert (open_ground["hits"], open_ground["halvings"]) == (3, ["trench"])
+
+
+@pytest.mark.parametrize(("options", "hits", "halvings"), [
+    ({}, [5, 3, 4], [[], [], []]),  # the number on the die, whatever cover
+    (OLD_TRENCHES, [3, 2, 4], [["cover"], ["cover"], []]),  # before: woods and villages halved
+])
+def test_the_barrage_does_the_number_on_the_die(options, hits, halvings):
+    from warlog.events.orders import BarrageOrder
+
+    game = trench_game(3, **options)
+    game.play(BarrageOrder(targets=("r-w", "r-v", "r-o")), dice=ManualDice([5, 3, 4]))
+    struck = [e for e in game.events if e["kind"] == "hits_inflicted"]
+    assert [e["target"] for e in struck] == ["r-w", "r-v", "r-o"]
+    assert [e["hits"] for e in struck] == hits and [e["halvings"] for e in struck] == halvings
+    assert [("ohw.halving" in e["rules"]) for e in struck] == [bool(h) for h in halvings]
+    assert [game.state.units[u].hits for u in ("r-w", "r-v", "r-o")] == hits
+
+
+def test_the_trench_options_belong_to_the_machine_age_and_older_games_get_the_old_reading():
+    from warlog.engine.rulesets.tables import (OptionError, option_specs, options_added,
+                                                resolve_options)
+
+    assert {"trench_cells", "barrage_cover"} <= set(option_specs("ohw", "machine_age"))
+    assert options_added("ohw", "machine_age", 3) == OLD_TRENCHES
+    with pytest.raises(OptionError, match="applies only to machine_age"):
+        resolve_options("ohw", "ww2", {"trench_cells": "start"}, source="test")

@@ -13,7 +13,7 @@ from warlog.engine.game import Game, start
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.scenario import scenario_from_dict
 from warlog.events.orders import (BombardOrder, EndPhaseOrder, FormationOrder, HitChoiceOrder,
-                                  MeleeOrder, RouteOrder)
+                                  MeleeOrder, RouteOrder, ShootOrder)
 
 
 def game(units: list[tuple], options: dict[str, Any] | None = None) -> Game:
@@ -139,11 +139,13 @@ def test_an_advance_next_to_the_enemy_that_retreated_ends_facing_it():
     g.play(MeleeOrder(unit="r", target="b"), dice=ManualDice([6, 1, 5]))
     g.play(HitChoiceOrder(unit="b", choice="retreat"))
     assert g.state.units["b"].cell == (4, 2)
-    words = refused(g, RouteOrder(unit="r", path=((3, 2),), facing="N"), "napoleonic.move.contact")
+    words = refused(g, RouteOrder(unit="r", path=((3, 2),), facing="N"),
+                    "napoleonic.advance.facing")
     assert "end facing E" in words
     facings = {o.facing for o in g.legal_orders("r") if isinstance(o, RouteOrder)}
     assert facings == {"E"}
-    g.play(RouteOrder(unit="r", path=((3, 2),), facing="E"))
+    events = g.play(RouteOrder(unit="r", path=((3, 2),), facing="E"))
+    assert events[-1]["rules"] == ["napoleonic.advance", "napoleonic.advance.facing"]
     assert (g.state.units["r"].cell, g.state.units["r"].facing) == ((3, 2), "E")
 
 
@@ -165,7 +167,9 @@ def test_a_winner_hit_too_that_stood_its_ground_may_advance(own_hit, offered):
     assert [p["unit"] for p in g.state.pending] == ["b", "r"]
     g.play(HitChoiceOrder(unit="b", choice="retreat"))
     events = g.play(HitChoiceOrder(unit="r", choice="lose"))
-    assert any(e["kind"] == "advance_offered" for e in events) is offered
+    offers = [e for e in events if e["kind"] == "advance_offered"]
+    assert bool(offers) is offered
+    assert all(e["rules"] == ["napoleonic.advance", "napoleonic.advance.winner"] for e in offers)
     advances = [o for o in g.legal_orders("r") if isinstance(o, RouteOrder)]
     assert bool(advances) is offered
 
@@ -185,3 +189,16 @@ def test_a_unit_may_not_end_on_a_lone_commanders_cell_but_a_commander_joins_a_un
     to_movement(old)
     old.play(RouteOrder(unit="r-inf", path=((2, 2),), facing="E"))
     assert old.state.units["r-inf"].cell == (2, 2)
+
+
+@pytest.mark.parametrize("turn_in_place,still", [("not_a_move", True), ("a_move", False)])
+def test_a_unit_that_only_turned_in_place_fires_as_one_that_has_not_moved(turn_in_place, still):
+    g = game([("r", "red", "Infantry", (1, 2), "N"), ("b", "blue", "Infantry", (3, 2), "W")],
+             {"turn_in_place": turn_in_place})
+    to_movement(g)
+    g.play(RouteOrder(unit="r", facing="E"))
+    g.play(EndPhaseOrder())
+    assert g.state.phase == "musketry"
+    events = g.play(ShootOrder(unit="r", target="b"), dice=ManualDice([1, 1, 1]))
+    shot = next(e for e in events if e["kind"] == "attack_rolled")
+    assert ("napoleonic.fire.still" in [rule for rule, _ in shot["modifiers"]]) is still

@@ -128,6 +128,15 @@ def test_ohw_machine_age_trench():
     assert o.distribution == per_face(up(f + 2) for f in FACES) and o.mean == 3
 
 
+def test_ohw_machine_age_no_trench_on_a_hill():
+    # a hill is not open ground, so no trench (ohw.machine_age.in_trench), and the Machine Age
+    # gives it no cover: d6 + 2 in full, whichever reading of the trench cells
+    for cells in ("open_ground", "start"):
+        o = exact(hypothetical("ohw", "machine_age", "Machine guns", "Infantry", kind="shoot",
+                               terrain="hill", options={"trenches": True, "trench_cells": cells}))
+        assert o.distribution == per_face(f + 2 for f in FACES) and o.mean == F(11, 2)
+
+
 def test_ohw_periods_without_melee_have_no_melee_odds():
     with pytest.raises(OddsError, match="no melee"):
         hypothetical("ohw", "machine_age", "Infantry", "Infantry", kind="melee")

@@ -28,7 +28,7 @@ from warlog.engine.scenario import load_scenario, scenario_from_dict
 SIXTH = F(1, 6)
 
 
-def frontier(*units):
+def frontier(*units, options=None):
     """A square 10 x 7 Frontier board at red's artillery phase of turn 1: the battery ``bat``
     (red Field Artillery) at (6, 3) facing west, and ``units`` as (id, side, type, cell)."""
     rows = [("bat", "red", "Field Artillery", (6, 3)), *units]
@@ -38,7 +38,7 @@ def frontier(*units):
             "units": [{"id": uid, "side": side, "type": kind, "cell": list(cell),
                        "facing": "W" if side == "red" else "E"}
                       for uid, side, kind, cell in rows],
-            "victory": {"turn_limit": 15}, "options": {}}
+            "victory": {"turn_limit": 15}, "options": options or {}}
     state = Game(start("cell", scenario_from_dict(data, source="test"), seed=0)).state
     assert (state.phase, state.side) == ("artillery", "red")
     return state
@@ -105,10 +105,16 @@ def test_every_neighbour_the_shell_can_strike_friend_or_foe(friend, expected):
     assert {e.unit: e.side for e in o.others} == {uid: sides[uid] for uid in expected}
 
 
-def test_a_shell_aimed_next_to_the_battery_can_fall_short_on_it():
-    # Aimed at (5, 3), the cell before the battery: short (4) falls back on (6, 3), the battery
-    # itself, under direct fire (no cell between): 1/6 x 3/6 = 1/12, its 1 strength point.
+def test_a_shell_aimed_next_to_the_battery_is_refused_or_by_the_old_reading_falls_on_it():
+    # grid.shooting: artillery fire is shooting, never at the next cell (5, 3).
     state = frontier(("natives", "blue", "Native Infantry", (2, 3)))
+    with pytest.raises(OddsError, match=r"\(5, 3\) is next to bat: artillery fire is shooting"
+                                        r".*\(grid.shooting\)$"):
+        bombard_cell(state, "bat", (5, 3))
+    # bombard_adjacent (before schema 3): aimed at (5, 3), short (4) falls back on (6, 3), the
+    # battery itself, under direct fire (no cell between): 1/6 x 3/6 = 1/12, its 1 strength point.
+    state = frontier(("natives", "blue", "Native Infantry", (2, 3)),
+                     options={"bombard_adjacent": True})
     o = whole(bombard_cell(state, "bat", (5, 3)))
     assert o.target is None and o.others == ()
     assert o.on_attacker.unit == "bat" and o.on_attacker.p_removed == F(1, 12)

@@ -94,8 +94,10 @@ def test_napoleonic_same_cell_when_every_die_would_have_hit_the_turn_before():
     # ohw.machine_age.barrage: a d6 for the target, that many hits (no modifier). A trench is
     # cover against shooting, not against the barrage (ohw.machine_age.trenches): 1..6, mean 7/2
     ("Infantry", "open", {}, per_face(FACES)),
-    # woods still halve barrage hits (the rule's interpretation note): 1 1 2 2 3 3, mean 2
-    ("Infantry", "woods", {}, per_face(up(f) for f in FACES)),
+    # nor woods (the number on the die, ohw.machine_age.barrage): 1..6
+    ("Infantry", "woods", {}, per_face(FACES)),
+    # before schema 3 (barrage_cover = terrain) woods halved barrage hits: 1 1 2 2 3 3, mean 2
+    ("Infantry", "woods", {"barrage_cover": "terrain"}, per_face(up(f) for f in FACES)),
     # tank armour does not (the barrage is artillery): 1..6
     ("Tanks", "open", {"tanks": True}, per_face(FACES)),
 ])

@@ -4,10 +4,13 @@
 - The spec states what the code does: its worked example is recomputed from a committed file, its
   limits are replay_input.py's and replay_file.py's constants, it names every field, kind and
   order type.
-- Replays written today stay readable forever: tests/events/fixtures/v2-*.jsonl are short bot
-  games of three rule systems, written once (never regenerated) by ``warlog.engine.bots.play_out``
-  and ``write_replay``: the scenario of the golden case of the same name (tests/golden/), policies
-  aggressive (red) and cautious (blue), seed 2, game id ``<scenario>-aggressive-cautious-s2``.
+- Replays written today stay readable forever: tests/events/fixtures/v2-*.jsonl are bot games
+  written once (never regenerated) by ``warlog.engine.bots.play_out`` and ``write_replay`` at
+  schema version 2: three short ones on the scenario of the golden case of the same name
+  (tests/golden/), policies aggressive (red) and cautious (blue), seed 2, game id
+  ``<scenario>-aggressive-cautious-s2``; and four whole games of bundled scenarios whose rules
+  schema 3 brought to the books (``<scenario>-tactician-tactician-s2``, the tactician on both
+  sides, seed 2), written by the code before that change.
   Each must keep parsing, validating, folding and re-deriving, and write back byte for byte.
   Re-deriving replays the bots, so a change to a bot's policy (or to the dice) fails here too:
   that is a change to what every shared bot game means, and must be a deliberate one.
@@ -252,9 +255,11 @@ def test_the_v2_fixtures_are_games_of_several_rule_systems():
 @pytest.mark.parametrize("path", V2, ids=lambda p: p.name)
 def test_a_v2_replay_parses_validates_folds_and_re_derives(path):
     parsed = read_replay(path)  # limits, header, every link, the closing line
-    assert {e["v"] for e in parsed.events} == {SCHEMA_VERSION}
-    events = validate_replay(parsed, path)
-    assert events == parsed.events  # already canonical: validating changes nothing
+    assert {e["v"] for e in parsed.events} == {2}
+    events = validate_replay(parsed, path)  # raised to the current version
+    assert {e["v"] for e in events} == {SCHEMA_VERSION}
+    strip = [{k: v for k, v in e.items() if k != "v"} for e in parsed.events[1:]]
+    assert [{k: v for k, v in e.items() if k != "v"} for e in events[1:]] == strip
     state = replay(events)  # every state_checksum checked
     assert state.ended and state.end_reason
     assert any(e["kind"] == "state_checksum" for e in events)
@@ -264,19 +269,50 @@ def test_a_v2_replay_parses_validates_folds_and_re_derives(path):
     assert report.events == len(events)
 
 
+# The v2 games whose rules schema 3 changed: each plays otherwise under today's defaults.
+CHANGED_BY_V3 = [p for p in V2 if p.name.endswith("-tactician-tactician-s2.jsonl")]
+
+
+@pytest.mark.parametrize("path", CHANGED_BY_V3, ids=lambda p: p.name)
+def test_a_v2_game_keeps_the_reading_it_was_played_by(path):
+    """Upcast, a version-2 game gains each version-3 option at its ``before`` value and
+    re-derives; given today's defaults instead, its bots would have played otherwise, so the
+    upcaster is what keeps it verifying (and what every released bot played stays theirs)."""
+    from warlog.engine.rulesets.tables import option_specs, options_added
+
+    events = validate_replay(read_replay(path), path)
+    first = events[0]
+    added = options_added(first["rule_system"], first["period"], 3)
+    assert added and all(first["options"][name] == value for name, value in added.items())
+    assert verify(events).ok
+    specs = option_specs(first["rule_system"], first["period"])
+    today = {**first["options"], **{name: specs[name]["default"] for name in added}}
+    forged = [{**first, "options": today, "scenario": {**first["scenario"], "options": today}},
+              *events[1:]]
+    report = verify(forged)
+    assert not report.ok and report.mismatch is not None
+
+
 @pytest.mark.parametrize("path", V2, ids=lambda p: p.name)
-def test_a_v2_replay_imports_and_exports_byte_for_byte(path, tmp_path, monkeypatch):
-    """The same game written again is the same file. The header records the warlog version that
-    wrote it (and that version is hashed), so the export is made as that version."""
+def test_a_v2_replay_imports_as_the_same_game_and_its_export_is_stable(path, tmp_path,
+                                                                      monkeypatch):
+    """Imported, a version-2 file is stored at the current version (raised as the spec says:
+    other bytes, other links, the same game); written again, that game is the same file every
+    time. The header records the warlog version that wrote it (and that version is hashed), so
+    the export is made as that version."""
     data = path.read_bytes()
     written_by = orjson.loads(data.splitlines()[0])["warlog_version"]
     monkeypatch.setattr(warlog, "__version__", written_by)
-    out = tmp_path / path.name
+    out, again = tmp_path / path.name, tmp_path / f"again-{path.name}"
     with SQLiteEventStore(tmp_path / "games.db") as store:
         game = import_replay(store, path, check=replay)
         export_game(store, game, out)
-    assert out.read_bytes() == data
-    assert encode_replay(validate_replay(parse_replay(data, path), path)) == data
+    events = validate_replay(parse_replay(data, path), path)
+    assert out.read_bytes() == encode_replay(events)
+    assert replay(validate_replay(read_replay(out), out)).checksum() == replay(events).checksum()
+    with SQLiteEventStore(tmp_path / "again.db") as store:
+        export_game(store, import_replay(store, out, check=replay), again)
+    assert again.read_bytes() == out.read_bytes()
 
 
 def test_a_jsonl_gz_is_the_gzip_of_the_same_bytes(tmp_path, monkeypatch):
@@ -290,7 +326,7 @@ def test_a_jsonl_gz_is_the_gzip_of_the_same_bytes(tmp_path, monkeypatch):
     packed = tmp_path / "game.jsonl.gz"
     replay_file.write_replay(packed, events)
     assert packed.read_bytes()[:2] == b"\x1f\x8b"
-    assert gzip.decompress(packed.read_bytes()) == data
+    assert gzip.decompress(packed.read_bytes()) == encode_replay(events)
     again = tmp_path / "again.jsonl.gz"
     replay_file.write_replay(again, events)
     assert again.read_bytes() == packed.read_bytes()
@@ -316,15 +352,17 @@ def test_every_upcaster_raises_a_real_event_to_the_current_model(step):
     found = [e for e in _fixture_events() if e["kind"] == kind and e.get("v") == version]
     assert found, f"no v{version} {kind} event in tests/events/fixtures/: commit a file with one"
     model = next(m for m in EVENT_MODELS if m.model_fields["kind"].default == kind)
+    changed = []
     for raw in found:
         event = {k: v for k, v in raw.items() if k != "chain"}
         parsed = parse_event(event)
         assert type(parsed) is model
         assert parsed.v == SCHEMA_VERSION
-        upgraded = to_dict(parsed)
-        assert upgraded != event  # the step changed something beyond v
-        assert {k: v for k, v in upgraded.items() if k != "v"} != {
-            k: v for k, v in event.items() if k != "v"}
+        changed.append({k: v for k, v in to_dict(parsed).items() if k != "v"} != {
+            k: v for k, v in event.items() if k != "v"})
+    # The step changes something beyond v in a real event (not in every one: a step may concern
+    # only some rule systems, as version 3's options do).
+    assert any(changed), f"no committed v{version} {kind} event is changed by its upcaster"
 
 
 def test_the_v1_file_folds_like_its_re_export_at_the_current_version(tmp_path):

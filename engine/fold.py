@@ -203,6 +203,9 @@ def _attack_rolled(state: GameState, e: Event) -> None:
     if e["attack"] == "musketry":  # napoleonic: once a turn, and no bar to a melee after it
         source.shot = True
         return
+    if e["attack"] == "pila_volley":  # portable.pila_throw: thrown before the attack, not it
+        source.pila_used = True
+        return
     source.fought = True
     if e["attack"] == "melee":
         source.charged = e["target"]

@@ -84,6 +84,13 @@ def _modifiers(modifiers: Sequence[Sequence[Any]]) -> str:
     return "".join(out)
 
 
+def _notional_commander(s: GameState | None, unit: str) -> bool:
+    """A Portable Wargame Commander whose strength points are notional (portable.commander):
+    a hit that would cost him a point means he is lost."""
+    return (s is not None and s.options.get("commander_sp") == "notional" and unit in s.units
+            and s.rule_system == "portable" and s.units[unit].type == "Commander")
+
+
 def _signed(n: int) -> str:
     return f"+ {n}" if n >= 0 else f"- {-n}"
 
@@ -94,7 +101,7 @@ def cell_text(c: Sequence[int]) -> str:
 
 ATTACK_VERBS = {"melee": "attacks", "strike_back": "strikes back at", "shooting": "shoots at",
                 "missile_machine": "hurls at", "pila": "throws pila at", "artillery": "fires on",
-                "musketry": "fires a volley at"}
+                "musketry": "fires a volley at", "pila_volley": "throws pila at"}
 
 
 def narrate(event: Event, state_before: GameState | None) -> str:
@@ -233,11 +240,15 @@ def narrate(event: Event, state_before: GameState | None) -> str:
         return (f"{event['source']} {verb} {event['target']}: die {event['die']}{mods} = "
                 f"{event['total']}, needs {event['needed']}: {result}.")
     if k == "hit_taken":
-        outcome = {"lose": "loses a strength point",
-                   "lose_no_retreat": "cannot retreat, so loses a strength point",
+        lose, lose_to = "loses a strength point", "lose a strength point"
+        if _notional_commander(s, event["unit"]):  # portable.commander
+            lose, lose_to = ("is lost (a Commander's strength points are notional)",
+                             "let him be lost")
+        outcome = {"lose": lose,
+                   "lose_no_retreat": f"cannot retreat, so {lose}",
                    "choose": "its owner chooses: retreat to "
-                             f"{cell_text(event['retreat_to'] or (0, 0))} or lose a strength "
-                             "point"}[event["outcome"]]
+                             f"{cell_text(event['retreat_to'] or (0, 0))} or {lose_to}"
+                   }[event["outcome"]]
         return f"{event['unit']} rolls {event['die']} on the hit table: {outcome}."
     if k == "strength_lost":
         return f"{event['unit']} loses {event['amount']} SP ({event['left']} left)."

@@ -240,7 +240,7 @@ class AttackRolled(Envelope):
 
     kind: Literal["attack_rolled"] = "attack_rolled"
     attack: Literal["shooting", "melee", "strike_back", "missile_machine", "pila", "artillery",
-                    "musketry"]
+                    "musketry", "pila_volley"]
     source: str
     target: str
     die: int

@@ -11,14 +11,15 @@ from warlog.engine.scenario import Scenario, scenario_from_dict
 
 def tiny_scenario(units: list[tuple], *, kind: str = "square", size: tuple[int, int] = (8, 6),
                   terrain: dict[str, list] | None = None, options: dict[str, Any] | None = None,
-                  turn_limit: int = 15, objectives: list | None = None) -> Scenario:
-    """units: (id, side, type, (col, row), facing) tuples."""
+                  turn_limit: int = 15, objectives: list | None = None,
+                  rule_system: str = "ohw", period: str = "ancients") -> Scenario:
+    """units: (id, side, type, (col, row), facing) tuples; red plays first."""
     return scenario_from_dict(
         {
             "id": "tiny",
             "title": "Tiny",
-            "rule_system": "ohw",
-            "period": "ancients",
+            "rule_system": rule_system,
+            "period": period,
             "first": "red",
             "grid": {"kind": kind, "width": size[0], "height": size[1]},
             "terrain": terrain or {},

@@ -2,10 +2,12 @@
 
 The unit table is data (portable.toml). A turn: the missile machines fire, both sides roll for
 the initiative, then each side activates its units one at a time: a unit moves, or moves and
-shoots, or moves and attacks in melee (infantry may attack and then move). Combat, the hit
-table, strength points and exhaustion are in portable_combat. Every army's exhaustion point is
-recorded before the first turn; the moment an army reaches it an ``army_exhausted`` event says
-so, and from the next turn on the army may not attack or move toward the enemy.
+shoots, or moves and attacks in melee (infantry may also attack, a shot or a melee, and then
+move: options.attack_then_move), and Legionaries with pila throw them before their attack
+(options.pila_throw). Combat, the hit table, strength points and exhaustion are in
+portable_combat. Every army's exhaustion point is recorded before the first turn; the moment an
+army reaches it an ``army_exhausted`` event says so, and from the next turn on the army may not
+attack or move toward the enemy.
 """
 
 from __future__ import annotations
@@ -120,24 +122,29 @@ class PortableWargame:
         else:
             self._check_melee(state, unit, order)
 
-    def _may_attack(self, state: GameState, unit: Unit) -> None:
+    def _may_attack(self, state: GameState, unit: Unit, *, volley: bool = False) -> None:
+        """Why the unit may not attack now (``volley``: throw pila before its attack)."""
         if self.exhausted(state, unit.side):
             raise IllegalOrder("portable.exhaustion", f"{unit.side}'s army is exhausted: it may "
                                                       "hold its ground but not attack")
+        if unit.fought and volley:
+            raise IllegalOrder("portable.pila_throw", f"{unit.id} has already attacked this "
+                               "turn: Legionaries throw their pila before their attack")
         if unit.fought:
             raise IllegalOrder("portable.activation", f"{unit.id} has already attacked this turn")
         if self.kind(state, unit) == "commander":
             raise IllegalOrder("portable.units", "a Commander does not attack")
 
     def _check_shoot(self, state: GameState, unit: Unit, order: ShootOrder) -> None:
-        self._may_attack(state, unit)
-        target = common.enemy_unit(state, unit.side, order.target, "portable.resolution")
         row, kind = self.row(state, unit), self.kind(state, unit)
+        volley = self._pila_volley(state, unit)
+        self._may_attack(state, unit, volley=volley)
+        target = common.enemy_unit(state, unit.side, order.target, "portable.resolution")
         distance = state.grid.distance(unit.cell, target.cell)
         if kind == "machine" and state.phase != "missile_machines":
             raise IllegalOrder("portable.missile_machines", "Missile Machines shoot only in the "
                                                             "missile-machine phase")
-        reach = row["range"]
+        reach, near = row["range"], 2
         if row.get("pila") and reach < 2:  # portable.pila: once per battle, at range 2
             if not state.options.get("pila"):
                 raise IllegalOrder("portable.pila", f"{unit.type} throw pila 2 cells only under "
@@ -146,12 +153,14 @@ class PortableWargame:
             if unit.pila_used:
                 raise IllegalOrder("portable.pila",
                                    f"{unit.id} has thrown its pila: once per battle")
-            reach = 2
+            reach, near = 2, 1 if volley else 2
         if reach < 2:
             raise IllegalOrder("portable.units", f"{unit.type} have no missiles (attack range "
                                                  "adjacent only)")
-        if distance <= 1:
-            raise IllegalOrder("grid.shooting", f"{target.id} is adjacent: attack it in melee")
+        if distance < near:
+            raise IllegalOrder("grid.shooting", f"{target.id} is adjacent: attack it in melee"
+                               + (" (in this game pila are the attack, and fly 2 cells: "
+                                  "options.pila_throw)" if row.get("pila") else ""))
         if distance > reach:
             raise IllegalOrder("portable.units", f"{target.id} is {distance} cells away; "
                                                  f"{unit.type} reach {reach}")
@@ -163,12 +172,23 @@ class PortableWargame:
     def fire_zone(self, state: GameState, unit: Unit) -> FireZone | None:
         row = self.row(state, unit)
         reach, what, rules = row["range"], "missile range", ("portable.units", "grid.arc")
+        near = 2
         if row.get("pila") and reach < 2 and state.options.get("pila") and not unit.pila_used:
             reach, what, rules = 2, "pila (once per battle)", ("portable.pila", "grid.arc")
+            if self._pila_volley(state, unit):
+                near, what = 1, "pila (once per battle, before the attack)"
+                rules = ("portable.pila", "portable.pila_throw", "grid.arc")
         if reach < 2:
             return None
-        return FireZone(near=2, far=reach, arc=state.options["arc_degrees"], what=what,
+        return FireZone(near=near, far=reach, arc=state.options["arc_degrees"], what=what,
                         rules=rules)
+
+    def _pila_volley(self, state: GameState, unit: Unit) -> bool:
+        """portable.pila_throw: this unit's pila are thrown before its attack (they are not the
+        attack itself), at up to 2 cells."""
+        row = self.row(state, unit)
+        return (bool(row.get("pila")) and row["range"] < 2 and bool(state.options.get("pila"))
+                and state.options["pila_throw"] == "before_attack")
 
     def _check_melee(self, state: GameState, unit: Unit, order: MeleeOrder) -> None:
         self._may_attack(state, unit)
@@ -205,9 +225,15 @@ class PortableWargame:
         p = self.period(state)
         if unit.acted:
             raise IllegalOrder("portable.activation", f"{unit.id} has already moved this turn")
-        if unit.shot or (unit.fought and unit.type not in p["infantry"]):
-            raise IllegalOrder("portable.infantry_attack_move", "only infantry may attack and "
-                                                                 "then move")
+        infantry = unit.type in p["infantry"]
+        if state.options["attack_then_move"] == "infantry_melee" and unit.shot:
+            raise IllegalOrder("portable.infantry_attack_move", f"{unit.id} has shot this turn: "
+                               "in this game no unit moves after shooting, and only infantry "
+                               "after a melee attack (options.attack_then_move)")
+        if unit.fought and not infantry:
+            raise IllegalOrder("portable.infantry_attack_move", f"{unit.id} has attacked this "
+                               f"turn, and {unit.type} are not infantry: a unit that is not "
+                               "infantry may not attack and then move")
         charged = state.units.get(unit.charged or "")
         if (self.kind(state, unit) == "mounted" and charged is not None and not charged.removed
                 and state.grid.distance(unit.cell, charged.cell) == 1):
@@ -276,13 +302,16 @@ class PortableWargame:
         distance = s.grid.distance(unit.cell, target.cell)
         if self.kind(s, unit) == "machine":
             kind, rules = "missile_machine", ["portable.missile_machines"]
+        elif self._pila_volley(s, unit):
+            kind, rules = "pila_volley", ["portable.pila", "portable.pila_throw", row["rule"]]
         elif row.get("pila") and row["range"] < 2:
             kind, rules = "pila", ["portable.pila", row["rule"]]
         else:
             kind, rules = "shooting", ["portable.units"]
             if "rule" in row:
                 rules.append(row["rule"])
-        rules += ["grid.shooting", "grid.distance", "grid.arc"] if distance > 1 else []
+        rules += (["grid.shooting", "grid.distance", "grid.arc"] if distance > 1
+                  else ["grid.adjacent", "grid.arc"] if kind == "pila_volley" else [])
         if combat.roll_attack(ctx, kind, unit, target, [], rules):
             combat.take_hit(ctx, s.units[target.id], s.units[unit.id], self.table)
 

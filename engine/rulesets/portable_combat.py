@@ -5,6 +5,8 @@ The source stops at the missile-machine phase heading, so the procedure here is 
 interpretation (``portable.resolution``, ``portable.hit_table``): an attack hits on 5+ (option
 ``hit_on``), a melee defender strikes back at the same time, and a hit unit rolls on the hit
 table: 1-3 loses a strength point, 4-6 its owner chooses to retreat a cell or lose the point.
+A Commander's strength points are notional (``portable.commander``, option ``commander_sp``):
+the point he would lose is all of them.
 """
 
 from __future__ import annotations
@@ -29,6 +31,12 @@ def row(state: GameState, unit: Unit, table: Mapping[str, Any]) -> Mapping[str, 
 def max_sp(state: GameState, unit: Unit, table: Mapping[str, Any]) -> int:
     """portable.sp: the unit table's strength points, adjusted for quality."""
     return row(state, unit, table)["sp"] + table.get("qualities", {}).get(unit.quality or "", 0)
+
+
+def notional_commander(state: GameState, unit: Unit, table: Mapping[str, Any]) -> bool:
+    """portable.commander: a Commander whose strength points are notional, not real."""
+    return (row(state, unit, table)["class"] == "commander"
+            and state.options["commander_sp"] == "notional")
 
 
 def counted_loss(state: GameState, unit: Unit, table: Mapping[str, Any]) -> int:
@@ -75,7 +83,8 @@ def roll_attack(ctx: Context, kind: str, source: Unit, target: Unit,
                 modifiers: list[tuple[str, int]], rules: list[str]) -> bool:
     """One attack's die: hit on the option's number or more, modifiers added."""
     needed = ctx.state.options["hit_on"]
-    die = ctx.roll(kind.replace("_", " "), "portable.resolution", source.id)
+    purpose = "pila" if kind == "pila_volley" else kind.replace("_", " ")
+    die = ctx.roll(purpose, "portable.resolution", source.id)
     total = die + sum(v for _, v in modifiers)
     ctx.emit(model.AttackRolled, attack=kind, source=source.id, target=target.id, die=die,
              modifiers=tuple(modifiers), total=total, needed=needed, hit=total >= needed,
@@ -131,13 +140,21 @@ def take_hit(ctx: Context, unit: Unit, attacker: Unit, table: Mapping[str, Any],
 
 
 def lose_strength(ctx: Context, unit: Unit, table: Mapping[str, Any]) -> None:
-    """One strength point gone; at 0 the unit is removed; then exhaustion and annihilation."""
+    """One strength point gone; at 0 the unit is removed; then exhaustion and annihilation.
+    A Commander's points are notional (option ``commander_sp``): the point he would lose is
+    all of them, so he is lost, and they all count toward the exhaustion point at once."""
     s = ctx.state
-    left = max_sp(s, unit, table) - unit.hits - 1
-    ctx.emit(model.StrengthLost, unit=unit.id, amount=1, total=unit.hits + 1, left=max(left, 0),
-             rules=("portable.hit_table", "portable.sp"))
-    if left <= 0:
-        ctx.emit(model.UnitRemoved, unit=unit.id, hits=unit.hits + 1, rules=("portable.sp",))
+    if notional_commander(s, unit, table):
+        full = max_sp(s, unit, table)
+        ctx.emit(model.StrengthLost, unit=unit.id, amount=full - unit.hits, total=full, left=0,
+                 rules=("portable.hit_table", "portable.commander"))
+        ctx.emit(model.UnitRemoved, unit=unit.id, hits=full, rules=("portable.commander",))
+    else:
+        left = max_sp(s, unit, table) - unit.hits - 1
+        ctx.emit(model.StrengthLost, unit=unit.id, amount=1, total=unit.hits + 1,
+                 left=max(left, 0), rules=("portable.hit_table", "portable.sp"))
+        if left <= 0:
+            ctx.emit(model.UnitRemoved, unit=unit.id, hits=unit.hits + 1, rules=("portable.sp",))
     check_exhaustion(ctx, unit.side, table)
     check_annihilation(ctx, table)
 

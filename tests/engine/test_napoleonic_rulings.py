@@ -7,11 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from builders import tiny_scenario
 
 from warlog.engine.dice import ManualDice
 from warlog.engine.game import Game, start
 from warlog.engine.rules import IllegalOrder
-from warlog.engine.scenario import scenario_from_dict
 from warlog.events.orders import (BombardOrder, EndPhaseOrder, FormationOrder, HitChoiceOrder,
                                   MeleeOrder, RouteOrder, ShootOrder)
 
@@ -19,14 +19,8 @@ from warlog.events.orders import (BombardOrder, EndPhaseOrder, FormationOrder, H
 def game(units: list[tuple], options: dict[str, Any] | None = None) -> Game:
     """A manual-dice Napoleonic game on an 8x6 square board, red to play its artillery phase.
     units: (id, side, type, (col, row), facing)."""
-    scenario = scenario_from_dict({
-        "id": "t", "title": "t", "rule_system": "napoleonic", "period": "napoleonic",
-        "first": "red", "grid": {"kind": "square", "width": 8, "height": 6},
-        "sides": {"red": {"name": "Red"}, "blue": {"name": "Blue"}},
-        "units": [{"id": i, "side": s, "type": t, "cell": list(c), "facing": f}
-                  for i, s, t, c, f in units],
-        "options": options or {},
-    }, source="t.toml")
+    scenario = tiny_scenario(units, options=options, rule_system="napoleonic",
+                             period="napoleonic")
     return Game(start("t", scenario, dice="manual"))
 
 

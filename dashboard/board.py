@@ -8,6 +8,8 @@ trace order.
 
 from __future__ import annotations
 
+import html
+
 import math
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -87,7 +89,7 @@ def unit_number(state: GameState, u) -> str:
 
 def _unit_hover(state: GameState, u) -> str:
     ruleset = get_ruleset(state.rule_system)
-    name = f" ({u.name})" if u.name else ""
+    name = f" ({html.escape(u.name)})" if u.name else ""  # plotly reads hover text as HTML
     terrain = state.scenario.terrain_at(u.cell)
     status = ", ".join(unit_status(state, u))
     if ruleset.measure == "strength":

@@ -41,7 +41,9 @@ def _striking_side(event: Event, units: dict[str, Any]) -> str:
 
 
 def _last_turn(events: Sequence[Event]) -> int:
-    return max((e["turn"] for e in events), default=0)
+    """The last turn the battle reached: notes left out (they carry the turn they comment on,
+    and a log changed behind the store's back may say anything there)."""
+    return max((e["turn"] for e in events if e["kind"] != "note"), default=0)
 
 
 # -- attrition and per-unit timelines --------------------------------------------------------

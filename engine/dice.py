@@ -61,24 +61,44 @@ class SeededDice:
 
 
 class RecordedDice:
-    """Faces taken, in order, from a log's dice_rolled events."""
+    """Faces taken, in order, from a log's dice_rolled events.
+
+    A recorded face is an input like any order (a table game's dice were typed by a person, and
+    a replay file comes from anyone), so each is checked against the die the rules ask for:
+    a d6 shows 1 to 6. ``seqs`` names the event each face came from, for the message."""
 
     mode = "recorded"
 
-    def __init__(self, faces: Iterable[int]) -> None:
+    def __init__(self, faces: Iterable[int], seqs: Iterable[int | None] = ()) -> None:
         self._faces = list(faces)
+        self._seqs = list(seqs)
         self.rolled = 0
 
     @classmethod
     def from_events(cls, events: Iterable[dict]) -> RecordedDice:
-        return cls(f for e in events if e["kind"] == "dice_rolled" for f in e["faces"])
+        faces, seqs = [], []
+        for event in events:
+            if event["kind"] == "dice_rolled":
+                for face in event["faces"]:
+                    faces.append(face)
+                    seqs.append(event.get("seq"))
+        return cls(faces, seqs)
 
     def roll(self, sides: int = 6) -> int:
         if self.rolled >= len(self._faces):
             raise DiceError(f"the recording has no die left (it held {len(self._faces)})")
         face = self._faces[self.rolled]
+        if type(face) is not int or not 1 <= face <= sides:
+            seq = self._seqs[self.rolled] if self.rolled < len(self._seqs) else None
+            where = f"event seq {seq} (dice_rolled): " if seq is not None else ""
+            raise DiceError(f"{where}a d{sides} shows 1 to {sides}, not {_face(face)}")
         self.rolled += 1
         return face
+
+
+def _face(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 24 else text[:21] + "..."
 
 
 class ManualDice:

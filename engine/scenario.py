@@ -50,9 +50,7 @@ The checks against the rule tables and across fields live in engine/scenario_che
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 import tomllib
 from functools import cache
 from importlib.resources import files
@@ -70,17 +68,26 @@ from pydantic import (
     ValidationError,
 )
 
+from warlog.events import ids
 from warlog.events.model import OmitsUnset
+from warlog.events.safe_files import FileKind, FileRefused, read_text
 
 SIDES = ("red", "blue")
 MAX_GRID_SIDE = 40
 """A board's width and height, in cells, at most (a replay header carries its scenario too)."""
 MAX_TURN_LIMIT = 100
 """victory.turn_limit at most."""
+MAX_UNITS = 60
+"""Units on the board at the start, both sides together (the largest bundled scenario has 20):
+every bot weighs each of its units against each enemy every order, so a game's cost grows with
+the square of its units; 60 keeps a simulated game within seconds."""
 MAX_SCENARIO_BYTES = 1024 * 1024
 """A scenario file's size (the largest bundled one is a few KB)."""
 MAX_SCENARIO_DEPTH = 8
 """Nesting of tables and arrays in a scenario (a unit's cell nests 3 deep)."""
+MAX_SCENARIO_ID_CHARS = 100
+"""A scenario id's length at most: game ids are made from it (``SCENARIO-1``, a study's
+``SCENARIO-RED-BLUE-sSEED-first``), and those stay within events/ids.py's 200 characters."""
 _SCENARIO_ID = r"^[a-z0-9-]+$"
 _UNIT_ID = r"^[A-Za-z0-9_-]{1,24}$"
 
@@ -158,7 +165,7 @@ class VictorySpec(_Frozen):
 
 
 class Scenario(_Frozen):
-    id: StrictStr = Field(pattern=_SCENARIO_ID)
+    id: StrictStr = Field(pattern=_SCENARIO_ID, max_length=MAX_SCENARIO_ID_CHARS)
     title: StrictStr = Field(min_length=1)
     description: StrictStr = ""
     rule_system: StrictStr
@@ -167,7 +174,7 @@ class Scenario(_Frozen):
     grid: GridSpec
     terrain: dict[StrictStr, tuple[Cell, ...]] = Field(default_factory=dict)
     sides: dict[StrictStr, SideSpec]
-    units: tuple[UnitSpec, ...]
+    units: tuple[UnitSpec, ...] = Field(max_length=MAX_UNITS)
     victory: VictorySpec = Field(default_factory=VictorySpec)
     year: StrictInt | None = None  # the battle's year, where a period's rules change with it
     armies: dict[StrictStr, ArmySpec] = Field(default_factory=dict)  # sides whose army is rolled
@@ -244,11 +251,16 @@ def _problem(error: dict[str, Any]) -> str:
         return f"must be at most {ctx['le']}, got {value!r}"
     if kind == "string_too_short":
         return "must not be empty"
+    if kind in ("too_long", "string_too_long"):
+        return f"holds {ctx.get('actual_length', 'too many')} items; at most {ctx['max_length']}" \
+            if kind == "too_long" else f"is longer than {ctx['max_length']} characters"
     if kind == "string_pattern_mismatch":
-        return f"{value!r} is not allowed: {_PATTERN_WORDS.get(ctx['pattern'], ctx['pattern'])}"
+        return f"{ids.shown(value)} is not allowed: " \
+               f"{_PATTERN_WORDS.get(ctx['pattern'], ctx['pattern'])}"
     if kind == "value_error":
         return error["msg"].removeprefix("Value error, ")
-    return f"{error['msg']} (got {value!r})"
+    shown = repr(value)
+    return f"{error['msg']} (got {shown if len(shown) <= 60 else shown[:57] + '...'})"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -305,35 +317,17 @@ def _id_from_name(stem: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-")
 
 
-def _read_limited(path: Path) -> bytes:
-    """The bytes of a regular file of at most MAX_SCENARIO_BYTES. Opened without blocking and
-    checked on the open file: a named pipe or a device given as a scenario would never end."""
-    source = str(path)
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ScenarioError(source, "", "not a scenario file: it is a folder, a pipe or a "
-                                            "device; give a .toml file")
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
-        data = handle.read(MAX_SCENARIO_BYTES + 1)
-    if len(data) > MAX_SCENARIO_BYTES:
-        raise ScenarioError(source, "", f"larger than {MAX_SCENARIO_BYTES:,} bytes; a scenario "
-                                        "file is refused past that")
-    return data
+SCENARIO_FILE = FileKind("a scenario file", "scenario files", MAX_SCENARIO_BYTES)
 
 
 def _read_file(path: Path) -> Scenario:
+    """A scenario file, read as every file a command opens is (events/safe_files.py: a regular
+    file only, within its size, UTF-8), then parsed."""
     source = str(path)
     try:
-        text = _read_limited(path).decode("utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(source, "", "no such file") from None
-    except UnicodeDecodeError:
-        raise ScenarioError(source, "", "not UTF-8 text") from None
-    except OSError as error:
-        raise ScenarioError(source, "", f"cannot read: {error.strerror or error}") from None
+        text = read_text(path, SCENARIO_FILE)
+    except FileRefused as refused:
+        raise ScenarioError(source, "", str(refused).removeprefix(f"{source}: ")) from None
     return _parse(text, source=source, default_id=_id_from_name(path.stem))
 
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from warlog.engine.geometry import FACINGS, GRID_KINDS
-from warlog.engine.scenario import SIDES, Scenario, ScenarioError, UnitSpec
+from warlog.engine.scenario import (MAX_SCENARIO_ID_CHARS, SIDES, Scenario, ScenarioError,
+                                    UnitSpec)
+from warlog.events.ids import IdError, check_id
 
 
 def _tables():
@@ -31,6 +33,20 @@ class _Invalid(Exception):
     def __init__(self, field: str, problem: str) -> None:
         super().__init__(field, problem)
         self.field, self.problem = field, problem
+
+
+def _check_ids(s: Scenario) -> None:
+    """The scenario id and every unit id under events/ids.py's one rule for ids (their patterns
+    in engine/scenario.py are stricter still: this holds whatever those become)."""
+    try:
+        check_id(s.id, "scenario id", max_chars=MAX_SCENARIO_ID_CHARS)
+    except IdError as exc:
+        raise _Invalid("id", str(exc)) from None
+    for i, unit in enumerate(s.units):
+        try:
+            check_id(unit.id, "unit id")
+        except IdError as exc:
+            raise _Invalid(f"units[{i}].id", str(exc)) from None
 
 
 def _check_system(s: Scenario) -> None:
@@ -243,6 +259,7 @@ def resolve_and_check(scenario: Scenario, *, source: str) -> Scenario:
     else a ScenarioError naming ``source``, the field and the problem."""
     tables = _tables()
     try:
+        _check_ids(scenario)
         _check_system(scenario)
         table = tables.load_table(scenario.rule_system)
         _check_sides(scenario)

@@ -6,10 +6,12 @@ byte for byte. For a seeded game the dice are re-rolled from the seed, and for a
 bot its orders are re-chosen by that bot, so an edited die or order is caught where it stands.
 The first difference is reported: the rules changed, the file was edited, or the engine has a bug.
 
-Two kinds of event are inputs that decide no consequence: a ``note`` (it must point back at an
-event before it) and an ``order_retracted`` (an order withdrawn at the table before its dice were
-entered): the rules must accept the withdrawn order where it stands, and the event must be the
-one ``retraction`` makes there.
+Two kinds of event are inputs that decide no consequence: a ``note`` (about an event before it,
+with that event's turn: the note ``engine.inputs.expected_note`` makes there) and an
+``order_retracted`` (an order withdrawn at the table before its dice were entered): the rules
+must accept the withdrawn order where it stands, and the event must be the one ``retraction``
+makes there. What every input field may hold is stated once, in engine/inputs.py: an order's
+signature, a table die's face, a note's envelope.
 
 verify never raises, whatever it is given (a hand-edited file, a damaged database): anything the
 rules cannot follow is reported as the mismatch at the event where they stopped.
@@ -30,6 +32,7 @@ from warlog.engine.bots import POLICIES, SEARCH_POLICIES, next_order
 from warlog.engine.dice import DiceError, RecordedDice, SeededDice
 from warlog.engine.fold import FoldError, evolve
 from warlog.engine.game import decide, opening
+from warlog.engine.inputs import InputError, check_signature, expected_note
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.scenario import ScenarioError
 from warlog.engine.state import SIDES, GameState
@@ -156,6 +159,10 @@ def _check_retraction(state: GameState, logged: Event, i: int) -> None:
         raise _Stop(seq, f"{_describe(logged)}: a bot takes no order back ({state.to_act} is "
                     f"played by {player!r})")
     try:
+        check_signature(state, logged.get("by"))
+    except InputError as exc:
+        raise _Stop(seq, f"{_describe(logged)}: {exc}") from None
+    try:
         check_order(state, order)
     except IllegalOrder as exc:
         raise _Stop(seq, f"{_describe(logged)}: the withdrawn order is illegal: {exc}") from None
@@ -273,7 +280,7 @@ def _silent(done: int, total: int) -> None:
 
 def _rederive(events: list[Event], progress: dict[str, int], tell: Progress, total: int,
               pool: Executor | None, deferred: list[_Deferred]) -> Report:
-    orders = 0
+    orders = notes = 0
     state = None
     first: Event = {}
     try:
@@ -298,11 +305,13 @@ def _rederive(events: list[Event], progress: dict[str, int], tell: Progress, tot
             logged = events[i]
             if not isinstance(logged, dict):
                 raise _Stop(i + 1, f"{_describe(logged)}: every event is a JSON object")
-            if logged.get("kind") == "note":  # a comment, not a consequence: it must point back
-                about = logged.get("about")
-                if not isinstance(about, int) or not 1 <= about < logged.get("seq", 0):
-                    raise _Stop(logged.get("seq", i + 1), f"{_describe(logged)}: it is about "
-                                f"event {about!r}, which does not come before it")
+            if logged.get("kind") == "note":  # a comment, not a consequence: its own rules
+                try:
+                    derived_note = expected_note(events, state, logged, notes)
+                except InputError as exc:
+                    raise _Stop(logged.get("seq", i + 1), f"{_describe(logged)}: {exc}") from None
+                _compare([logged], [derived_note], i)
+                notes += 1
                 evolve(state, logged)
                 i += 1
                 continue
@@ -327,6 +336,11 @@ def _rederive(events: list[Event], progress: dict[str, int], tell: Progress, tot
             if by in POLICIES and player != by:
                 raise _Stop(logged["seq"], f"{_describe(logged)}: the order is signed by the {by} "
                             f"bot, but {state.to_act} is played by {_short(player)}")
+            if player not in POLICIES:
+                try:
+                    check_signature(state, by)
+                except InputError as exc:
+                    raise _Stop(logged["seq"], f"{_describe(logged)}: {exc}") from None
             if player in POLICIES:
                 progress["bot_orders"] += 1
                 by = player  # a bot's orders are signed with its policy's name

@@ -369,6 +369,12 @@ class UnitReformed(Envelope):
     figures: int = Field(ge=0)
 
 
+MAX_NOTES = 5_000
+"""Notes in one game. A review comments on moments, not on every die: the longest bundled bot
+games hold about 3,000 events. The cap keeps a replay of notes within what readers and charts
+handle in seconds (every note is read, printed and placed on the timeline)."""
+
+
 class Note(Envelope):
     """A player's note on a moment of the game (the step ending at event ``about``). Appended to
     the log like any fact, it changes no state; replay files keep it."""
@@ -488,6 +494,8 @@ def make_note(events: list[dict[str, Any]], about: int, text: str,
     text = text.strip()
     if not text:
         raise ValueError("a note needs some text")
+    if sum(e.get("kind") == "note" for e in events) >= MAX_NOTES:
+        raise ValueError(f"this game already holds {MAX_NOTES:,} notes, the most a game keeps")
     try:
         note = Note(game=events[0]["game"], seq=events[-1]["seq"] + 1,
                     turn=events[about - 1]["turn"], about=about, text=text, author=author)

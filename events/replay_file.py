@@ -37,6 +37,7 @@ from typing import Any
 
 import warlog
 from warlog.events.chain import GENESIS, CanonicalError, canonical, link
+from warlog.events import ids
 from warlog.events.model import EventError, parse_event, to_dict
 from warlog.events.replay_input import (
     MAX_FILE_BYTES,
@@ -48,7 +49,8 @@ from warlog.events.replay_input import (
     read_lines,
     short_repr,
 )
-from warlog.events.store import EventStore, GameExists
+from warlog.events.safe_files import check_output
+from warlog.events.store import EventStore, GameExists, StoreError
 from warlog.events.upcast import UpcastError
 
 FORMAT = "warlog-replay"
@@ -63,11 +65,14 @@ MAX_PATH_CELLS = 80
 more than a dozen cells in a turn)."""
 MAX_EVENTS = 250_000
 """Events in one game (a 50 MB file of the smallest events holds fewer)."""
-MAX_GAME_ID_CHARS = 200
-"""Characters in a game id."""
+MAX_GAME_ID_CHARS = ids.MAX_ID_CHARS
+"""Characters in a game id (events/ids.py: the one rule for ids)."""
 
 HEADER_FIELDS = ("game", "rule_system", "period", "options", "scenario", "seed")
 """Header fields copied from the first event (game_started); import checks they still agree."""
+HEADER_KEYS = ("format", "format_version", "warlog_version", *HEADER_FIELDS, "chain")
+"""Every key of the header line, and no other (docs/replay-format.md: exactly these ten)."""
+CLOSING_KEYS = ("end", "events", "chain")
 
 
 class ChainError(ReplayError):
@@ -162,8 +167,10 @@ def _mode_for(path: Path) -> int:
 
 
 def write_bytes_atomic(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temp file in the same folder and ``os.replace``."""
-    path = Path(path)
+    """Write ``data`` to ``path`` via a temp file in the same folder and ``os.replace``; only
+    onto a regular file or a new one (``os.replace`` would put a file where a named pipe or a
+    device was: events/safe_files.check_output refuses them, FileRefused)."""
+    path = check_output(path)
     mode = _mode_for(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -225,15 +232,15 @@ def _check_header(path: str | Path, header: dict[str, Any], check_chain: bool) -
     for name in HEADER_FIELDS:
         if name not in header:
             raise ReplayError(f"{path}: line 1: the header has no {name!r} field")
-    game = header["game"]
-    if not isinstance(game, str) or not game:
-        raise ReplayError(f"{path}: line 1: header 'game' must be a non-empty string")
-    if len(game) > MAX_GAME_ID_CHARS:
-        raise ReplayError(f"{path}: line 1: the game id is {len(game):,} characters long; game "
-                          f"ids have at most {MAX_GAME_ID_CHARS}")
-    if not game.isprintable():
-        raise ReplayError(f"{path}: line 1: the game id {short_repr(game)} holds a control or "
-                          "other unprintable character; refused")
+    unknown = sorted(set(header) - set(HEADER_KEYS), key=str)
+    if unknown:
+        raise ReplayError(f"{path}: line 1: the header has a field {short_repr(unknown[0], 40)} "
+                          f"the format does not know; a header holds exactly "
+                          f"{', '.join(HEADER_KEYS)}")
+    try:
+        ids.check_id(header["game"], "game id")  # the rule every game id is made under
+    except ids.IdError as exc:
+        raise ReplayError(f"{path}: line 1: {exc}") from None
 
 
 Take = Callable[[dict[str, Any], int, dict[str, Any]], None]
@@ -258,6 +265,11 @@ def _scan(lines: Iterator[tuple[int, bytes]], name: str | Path, check_chain: boo
             chain = record.pop("chain", None)
             if check_chain and chain != link(prev, _canonical(name, number, record)):
                 raise ChainError(name, number, None)
+            unknown = sorted(set(record) - set(CLOSING_KEYS), key=str)
+            if unknown:
+                raise ReplayError(f"{name}: line {number}: the closing line has a field "
+                                  f"{short_repr(unknown[0], 40)}; it holds exactly "
+                                  f"{', '.join(CLOSING_KEYS)}")
             if record.get("end") != FORMAT:
                 raise ReplayError(f"{name}: line {number}: the closing line names "
                                   f"{short_repr(record.get('end'))}, not {FORMAT!r}")
@@ -466,7 +478,12 @@ def store_game(store: EventStore, events: list[dict[str, Any]], path: str | Path
     game = events[0]["game"]
     if store.has_game(game):
         raise GameExists(game, store.last_seq(game), f"cannot import {path}")
-    store.append(game, events, 0)
+    try:
+        store.append(game, events, 0)
+    except GameExists:
+        raise
+    except StoreError as exc:  # a phantom row, a full disk, a read-only file: name the file
+        raise StoreError(f"cannot import {path}: {exc}") from None
     return game
 
 

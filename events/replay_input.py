@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import gzip
 import io
-import os
-import stat
+import json
 import zlib
 from collections import deque
 from collections.abc import Iterator
@@ -25,6 +24,8 @@ from pathlib import Path
 from typing import IO, Any
 
 import orjson
+
+from warlog.events.safe_files import FileKind, FileRefused, open_regular
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -57,35 +58,13 @@ def short_repr(value: Any, width: int = 60) -> str:
 
 
 def open_regular_file(path: Path, max_file_bytes: int) -> IO[bytes]:
-    """Open ``path`` for reading only if it is a regular file within the size limit.
-
-    Opened non-blocking and checked with ``fstat`` on the open descriptor: a named pipe would
-    block ``open`` (and then ``read``) forever, a device never ends, and checking the name
-    before opening it would leave a gap for swapping the file."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    """Open ``path`` for reading only if it is a regular file within the size limit (a named
+    pipe would block forever, a device never ends): events/safe_files.py's one guarded
+    opener, its refusal as a ReplayError."""
     try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        raise ReplayError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            kind = ("a folder" if stat.S_ISDIR(info.st_mode) else
-                    "a named pipe" if stat.S_ISFIFO(info.st_mode) else
-                    "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else
-                    "a socket" if stat.S_ISSOCK(info.st_mode) else "not a regular file")
-            raise ReplayError(f"{path}: not a replay file: it is {kind}; give a regular file")
-        if info.st_size > max_file_bytes:
-            raise ReplayError(
-                f"{path}: file is {info.st_size:,} bytes; replays larger than "
-                f"{max_file_bytes:,} bytes are refused"
-            )
-        if hasattr(os, "set_blocking"):  # a regular file: reads never block anyway
-            os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
+        return open_regular(path, FileKind("a replay file", "replays", max_file_bytes))
+    except FileRefused as exc:
+        raise ReplayError(str(exc)) from None
 
 
 def maybe_gunzip(raw: io.BufferedIOBase) -> tuple[IO[bytes], bool]:
@@ -208,5 +187,31 @@ def parse_line(path: str | Path, number: int, line: bytes, what: str) -> dict[st
         raise ReplayError(f"{start} is a JSON {type(value).__name__}, expected {what}")
     if _value_is_suspect(value):
         raise ReplayError(f"{path}: line {number}: {_value_problem(value)}")
+    repeated = _repeated_key(line, value)
+    if repeated is not None:
+        raise ReplayError(f"{path}: line {number}: the key {short_repr(repeated, 40)} appears twice "
+                          "in one object; each key appears once (a reader keeping the other "
+                          "value would see another game)")
     return value
+
+
+def _repeated_key(line: bytes, value: dict[str, Any]) -> str | None:
+    """A key written twice in one object of ``line``, if any (JSON parsers keep one of the two
+    values, not all the same one). A line as warlog writes it is canonical, and no line with a
+    repeated key is as short as the canonical form of what it parses to, so only a longer line
+    (spaces, escapes, or a repeat) is parsed again, keeping every pair."""
+    if len(line) == len(orjson.dumps(value, option=orjson.OPT_SORT_KEYS)):
+        return None
+    found: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: set[str] = set()
+        for key, _ in items:
+            if key in seen and not found:
+                found.append(key)
+            seen.add(key)
+        return dict(items)
+
+    json.loads(line, object_pairs_hook=pairs)
+    return found[0] if found else None
 

@@ -27,13 +27,29 @@ Why it looks the way it does:
   database made before heads existed gets them on its first open: one row per game, its current
   last event, computed once. This catches damage *inside* one file; a whole file put back from
   an older copy agrees with itself, and only a head kept elsewhere (an exported replay) shows it.
+* Columns that repeat facts of the log (``events.game/seq/turn/side/phase/kind`` repeat the
+  row's body; every column of ``games`` repeats the game's first event) are conveniences, not
+  truth: the bodies are chained, the columns are not. So the game list is derived from the
+  bodies (:func:`event_columns` and :func:`game_row` say what each column must hold, and
+  ``SQLiteEventStore.verify`` checks every one), and a games row can only be written once its
+  game's first event is stored, holding that event's chain (``games_follow_events``): a games
+  row with no events under it (a phantom) cannot be made through the triggers.
+* A database that can be read but not written opens for reading: an open that finds the schema
+  complete writes nothing, and one that finds part of it missing on a read-only file makes no
+  change and stands in for the missing heads with a temporary view of each game's last event
+  (what the backfill would have written); such a store refuses to append.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from warlog.events.chain import canonical
+from warlog.events.store import StoreError
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -59,6 +75,89 @@ EVENTS_COLUMNS: dict[str, type] = {
     "body": str,  # canonical JSON of the whole event dict
     "chain": str,  # link(previous row's chain or GENESIS, body)
 }
+# The events columns that repeat the row's body, in the order event_columns gives them.
+EVENT_FACTS = ("game", "seq", "turn", "side", "phase", "kind")
+
+
+def event_columns(event: dict[str, Any]) -> tuple[Any, ...]:
+    """What an event's row holds beside its body, taken from the event (EVENT_FACTS, in order).
+    The store's append builds the same tuple inline (its hot loop); verify compares with this."""
+    return (event.get("game"), event.get("seq"), event.get("turn"), event.get("side"),
+            event.get("phase"), event.get("kind"))
+
+
+def game_row(game: str, first: dict[str, Any], first_chain: str) -> dict[str, Any]:
+    """The games row of ``game``, every column taken from its first event (GAMES_COLUMNS, in
+    order); StoreError if that event lacks what the row needs."""
+    for name in ("rule_system", "period"):
+        if not isinstance(first.get(name), str):
+            raise StoreError(f"game {game!r}: the game_started event has no {name!r}")
+    scenario = first.get("scenario") or {}
+    if not isinstance(scenario, dict):
+        raise StoreError(f"game {game!r}: the game_started event's scenario is not an object")
+    try:
+        players = canonical(first.get("players") or {}).decode()
+    except (TypeError, ValueError) as exc:
+        raise StoreError(f"game {game!r}: the game_started event's players are not JSON "
+                         f"({exc})") from None
+    return {
+        "id": game,
+        "rule_system": first["rule_system"],
+        "period": first["period"],
+        "scenario_id": scenario.get("id"),
+        "title": scenario.get("title"),
+        "players": players,
+        "dice": first.get("dice"),
+        "seed": first.get("seed"),
+        "first_event_chain": first_chain,
+    }
+
+
+_CHANGED = "the database was changed outside warlog"
+
+
+def _said(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def column_damage(game: str, seq: int, columns: tuple[Any, ...], body: str) -> str:
+    """What is wrong with a row whose columns (``columns``, as EVENT_FACTS) do not all say what
+    its ``body`` says, or whose body is no JSON object: a message naming the game, the seq and
+    the column. (The chain proves the body, not these columns.)"""
+    try:
+        event = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return f"game {game!r}, event seq {seq}: the stored event is not valid JSON — {_CHANGED}"
+    if not isinstance(event, dict):
+        return (f"game {game!r}, event seq {seq}: the stored event is not a JSON object — "
+                f"{_CHANGED}")
+    for name, stored, actual in zip(EVENT_FACTS, columns, event_columns(event)):
+        if stored != actual:
+            what = (f"is a {_said(actual)[1:-1]}" if name == "kind" and isinstance(actual, str)
+                    else f"says {_said(actual)}")
+            return (f"game {game!r}, event seq {seq}: column {name} says {_said(stored)} but "
+                    f"the event {what} — {_CHANGED}")
+    return f"game {game!r}, event seq {seq}: its columns differ from the event — {_CHANGED}"
+
+
+def check_games_row(game: str, row: dict[str, Any] | None, first: dict[str, Any],
+                    first_chain: str) -> None:
+    """StoreError naming the game and the column if the games row of ``game`` is missing or
+    differs from what its first event (``first``, whose chain is ``first_chain``) says."""
+    if first.get("kind") != "game_started":
+        raise StoreError(f"game {game!r}, event seq 1 is a {_said(first.get('kind'))}, not the "
+                         f"game_started every game begins with — {_CHANGED}")
+    if row is None:
+        raise StoreError(f"game {game!r}: its row in the games table is missing — {_CHANGED}")
+    want = game_row(game, first, first_chain)
+    for name in (*want, *(k for k in row if k not in want)):
+        stored, actual = row.get(name), want.get(name)
+        if stored != actual:
+            raise StoreError(f"game {game!r}: column {name} of the games table says "
+                             f"{_said(stored)} but the game's first event says {_said(actual)} "
+                             f"— {_CHANGED}")
+
 
 _GUARDS = [
     f"CREATE TRIGGER IF NOT EXISTS {table}_no_{verb.lower()} BEFORE {verb} ON {table} "
@@ -87,77 +186,120 @@ _NO_REPLACE = [
     "OR NEW.seq <= coalesce((SELECT max(seq) FROM heads WHERE game = NEW.game), 0) "
     "BEGIN SELECT RAISE(ABORT, 'heads are append-only: a new head moves its game forward to "
     "its last stored event, with that event''s chain'); END",
+    # A games row repeats its game's first event: it comes after that event, holding its chain,
+    # so a row with no game under it (a phantom that takes the id) cannot be inserted.
+    "CREATE TRIGGER IF NOT EXISTS games_follow_events BEFORE INSERT ON games "
+    "WHEN NEW.first_event_chain IS NOT "
+    "(SELECT chain FROM events WHERE game = NEW.id AND seq = 1) "
+    "BEGIN SELECT RAISE(ABORT, 'games are append-only: a game''s row is written with its first "
+    "event (seq 1, whose chain it holds), never on its own'); END",
 ]
 _HEADS_TABLE = (
     "CREATE TABLE IF NOT EXISTS heads (game TEXT NOT NULL, seq INTEGER NOT NULL, "
     "chain TEXT NOT NULL, PRIMARY KEY (game, seq)) STRICT, WITHOUT ROWID"
 )
-# A database made before heads: each game's current last event becomes its head, once.
-_HEADS_BACKFILL = (
-    "INSERT INTO heads (game, seq, chain) "
+# Each game's current last event, as a head: what a database made before heads gets, once (or,
+# read-only, stands in for them as a temporary view).
+_LAST_EVENTS = (
     "SELECT e.game, e.seq, e.chain FROM (SELECT game, max(seq) AS last FROM events GROUP BY game) "
     "AS m JOIN events AS e ON e.game = m.game AND e.seq = m.last"
 )
-# Only game_ended rows: lets games() find how a game ended without scanning it.
-_ENDED_INDEX = (
-    "CREATE INDEX IF NOT EXISTS events_game_ended ON events (game, seq) "
-    "WHERE kind = 'game_ended'"
-)
+_HEADS_BACKFILL = "INSERT INTO heads (game, seq, chain) " + _LAST_EVENTS
+# Only first events: every game, found without scanning the events (the game list, game_ids).
+# Its cost to an append is one comparison a row, as the index of game_ended rows it replaces had
+# (older databases keep that one, now unused).
+_FIRST_INDEX = "CREATE INDEX IF NOT EXISTS events_first ON events (game) WHERE seq = 1"
 # Everything create_schema makes, by name: an open that finds them all writes nothing.
 _SCHEMA_NAMES = frozenset(
-    ["games", "events", "heads", "events_game_ended", "events_no_replace", "games_no_replace",
-     "heads_follow_events"]
+    ["games", "events", "heads", "events_first", "events_no_replace", "games_no_replace",
+     "heads_follow_events", "games_follow_events"]
     + [f"{t}_no_{v}" for t in ("events", "games", "heads") for v in ("update", "delete")]
 )
+_SQLITE_READONLY = 8
 
 
 def _schema_names(conn: sqlite3.Connection) -> set[str]:
     return {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
 
 
-def create_schema(conn: sqlite3.Connection,
-                  database: Callable[[], sqlite_utils.Database]) -> None:
-    """Create tables, triggers and index if missing; safe to run on every open.
+def create_schema(conn: sqlite3.Connection, database: Callable[[], sqlite_utils.Database], *,
+                  readonly: bool = False) -> bool:
+    """Create tables, triggers and heads if missing; safe to run on every open. True if the
+    schema is complete, False if part of it is missing and the database cannot be written.
 
     An open that finds everything reads one catalogue query and writes nothing. Otherwise it
     takes the write lock before looking again and creating what is missing, so two processes
     creating one new file cannot interleave; heads missing from a database made before them
     are computed in the same transaction. ``database`` gives ``conn`` as a sqlite-utils
-    Database, asked for only when something is missing (importing sqlite-utils is slow)."""
+    Database, asked for only when a table it makes is missing (importing sqlite-utils is slow).
+    If the file turns out to be read-only (or ``readonly``), nothing is written: the missing
+    heads are stood in for by a temporary view (:func:`_read_only`)."""
     if _schema_names(conn) >= _SCHEMA_NAMES:
-        return
-    db = database()
+        return True
+    if not readonly:
+        try:
+            _complete(conn, database)
+            return True
+        except sqlite3.OperationalError as exc:
+            if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF != _SQLITE_READONLY:
+                raise
+    _read_only(conn)
+    return False
+
+
+def _complete(conn: sqlite3.Connection, database: Callable[[], sqlite_utils.Database]) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
         names = _schema_names(conn)
         if not names >= _SCHEMA_NAMES:
-            conn.execute(
-                db.create_table_sql(
-                    "games",
-                    GAMES_COLUMNS,
-                    pk="id",
-                    not_null=["rule_system", "period", "players", "first_event_chain"],
-                    if_not_exists=True,
-                    strict=True,
-                )
-            )
-            sql = db.create_table_sql(
-                "events",
-                EVENTS_COLUMNS,
-                pk=("game", "seq"),
-                not_null=["game", "seq", "turn", "kind", "body", "chain"],
-                if_not_exists=True,
-                strict=True,
-            )
-            # sqlite-utils has no WITHOUT ROWID option; the rest of the DDL is its own.
-            conn.execute(sql.strip().rstrip(";") + ", WITHOUT ROWID")
+            if not {"games", "events"} <= names:
+                _create_tables(conn, database())
             conn.execute(_HEADS_TABLE)
-            conn.execute(_ENDED_INDEX)
+            conn.execute(_FIRST_INDEX)
             for guard in (*_GUARDS, *_NO_REPLACE):
                 conn.execute(guard)
             if "heads" not in names:
                 conn.execute(_HEADS_BACKFILL)
         conn.execute("COMMIT")
     except BaseException:
-        db.rollback()
+        conn.rollback()
         raise
+
+
+def _create_tables(conn: sqlite3.Connection, db: sqlite_utils.Database) -> None:
+    conn.execute(
+        db.create_table_sql(
+            "games",
+            GAMES_COLUMNS,
+            pk="id",
+            not_null=["rule_system", "period", "players", "first_event_chain"],
+            if_not_exists=True,
+            strict=True,
+        )
+    )
+    sql = db.create_table_sql(
+        "events",
+        EVENTS_COLUMNS,
+        pk=("game", "seq"),
+        not_null=["game", "seq", "turn", "kind", "body", "chain"],
+        if_not_exists=True,
+        strict=True,
+    )
+    # sqlite-utils has no WITHOUT ROWID option; the rest of the DDL is its own.
+    conn.execute(sql.strip().rstrip(";") + ", WITHOUT ROWID")
+
+
+def _read_only(conn: sqlite3.Connection) -> None:
+    """Make a read-only database readable as it is: without its tables it is refused (one line
+    saying why); without heads, a temporary view stands in for them (each game's last event,
+    what the first writable open will record). Missing triggers need nothing: such a store
+    never writes; without the index of first events, the game list scans the events."""
+    names = _schema_names(conn)
+    missing = [table for table in ("games", "events") if table not in names]
+    if missing:
+        raise StoreError(
+            f"the database is read-only and has no {' or '.join(missing)} table, so it is not a "
+            "warlog database yet (open it once where it can be written)"
+        )
+    if "heads" not in names:
+        conn.execute("CREATE TEMP VIEW IF NOT EXISTS heads AS " + _LAST_EVENTS)

@@ -11,20 +11,20 @@ does:
   the stored last seq: two processes cannot both pass the check. Everything in a batch is written
   in that one transaction, or nothing is.
 * Reads parse ``body`` with orjson and do not validate: the store wrote those bytes itself.
-* A file database runs in WAL mode with ``synchronous=NORMAL``: many small commits stay cheap and
-  readers do not block the writer.
-* Opening is safe when many processes open one (new) file at once: the busy timeout is set by
-  ``connect`` before any statement; opening reads the schema without a lock and only when
-  something is missing takes the write lock first (``BEGIN IMMEDIATE``, which waits its turn)
-  and creates it; a ``SQLITE_BUSY`` that SQLite returns without waiting (switching to WAL while
-  another connection reads, a lock upgrade that could deadlock) is retried until ``timeout``.
+* Opening (WAL mode, many processes at once, files that cannot be written) is
+  events/sqlite_open.py's. A store that can only be read refuses to append, and any write SQLite
+  refuses (disk full, read-only, I/O error) is a StoreError that says so and that nothing was
+  written.
+* What the store lists and finds is derived from the log, never from the columns that repeat
+  it: a game exists if its first event is stored, and its facts are read from that event's body
+  and how it ended from its last event's body (the last one not a note). ``verify`` checks every
+  repeated column against the bodies (events.sqlite_schema says which).
 """
 
 from __future__ import annotations
 
 import gc
 import sqlite3
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -35,15 +35,23 @@ from typing import Any
 
 import orjson
 
-from warlog.events.chain import GENESIS, canonical, link
+from warlog.events.chain import GENESIS, link
+from warlog.events.ids import IdError, check_id
 from warlog.events.model import EVENT_KINDS
-from warlog.events.sqlite_schema import create_schema
+from warlog.events.sqlite_open import not_written, open_database
+from warlog.events.sqlite_schema import (
+    check_games_row,
+    column_damage,
+    event_columns,
+    game_row,
+)
 from warlog.events.store import (
     ConcurrencyError,
     GameDamaged,
     GameExists,
     GameInfo,
     GameNotFound,
+    PhantomGame,
     StoreError,
 )
 
@@ -58,15 +66,19 @@ _LAST_EVENT = "SELECT seq, chain FROM events WHERE game = ? ORDER BY seq DESC LI
 _LAST_HEAD = "SELECT seq, chain FROM heads WHERE game = ? ORDER BY seq DESC LIMIT 1"
 _NOTHING = (0, GENESIS)  # where a game with no events (and so no head) stands
 
-_SQLITE_BUSY, _SQLITE_LOCKED = 5, 6
-
-
-def _busy(exc: sqlite3.Error) -> bool:
-    """Another connection holds a lock we need (SQLITE_BUSY / SQLITE_LOCKED, any extended code)."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    if code is not None:
-        return code & 0xFF in (_SQLITE_BUSY, _SQLITE_LOCKED)
-    return "locked" in str(exc) or "busy" in str(exc)
+_GAME_ROW = "SELECT * FROM games WHERE id = ?"
+# A game's facts from its first event's body, one json_extract (one parse) for all of them.
+_FIRST_FACTS = ("'$.rule_system', '$.period', '$.scenario.id', '$.scenario.title', '$.players', "
+                "'$.played', '$.kind'")
+# Every game (every first event, found by the partial index events_first), its facts, and its
+# last event: a scan of a small index and two primary-key rows a game.
+_LISTING = f"""
+    SELECT f.game, json_extract(f.body, {_FIRST_FACTS}),
+      (SELECT body FROM events e WHERE e.game = f.game ORDER BY e.seq DESC LIMIT 1)
+    FROM events f WHERE f.seq = 1 ORDER BY f.game
+"""
+_LAST_NOT_NOTE = ("SELECT body FROM events WHERE game = ? AND json_extract(body, '$.kind') "
+                  "IS NOT 'note' ORDER BY seq DESC LIMIT 1")
 
 
 @lru_cache(maxsize=None)
@@ -113,72 +125,35 @@ class SQLiteEventStore:
     """Games as append-only, hash-chained event rows in one SQLite file (or ``":memory:"``)."""
 
     def __init__(
-        self, path: str | Path, *, timeout: float = 5.0, check_same_thread: bool = True
+        self, path: str | Path, *, timeout: float = 5.0, check_same_thread: bool = True,
+        readonly: bool = False,
     ) -> None:
         """Open (creating if needed) the database at ``path``. ``timeout`` is how long an append
         (or the first open of a new file) waits for another writer's lock;
         ``check_same_thread=False`` lets one store be shared by threads that take turns (e.g. a
-        cached dashboard resource)."""
+        cached dashboard resource); ``readonly=True`` opens an existing file for reading only
+        (as its permissions or its disk may impose anyway: then ``self.readonly`` is True too
+        if the schema needed completing)."""
         self.path = str(path)
-        try:
-            # connect sets the busy timeout before any statement runs
-            conn = sqlite3.connect(self.path, timeout=timeout, check_same_thread=check_same_thread)
-        except sqlite3.Error as exc:  # e.g. its folder does not exist
-            raise StoreError(f"{self.path}: cannot open the database ({exc})") from None
-        self.conn = conn
         self._db = None
-        try:
-            self._prepare(timeout)
-        except sqlite3.DatabaseError as exc:
-            conn.close()
-            if _busy(exc):
-                raise StoreError(
-                    f"{self.path}: cannot open the database: another process kept it busy for "
-                    f"{timeout:g} s; try again"
-                ) from None
-            raise StoreError(f"{self.path}: cannot open as a warlog database ({exc})") from None
+        self.conn, self.readonly = open_database(
+            self.path, timeout=timeout, check_same_thread=check_same_thread, readonly=readonly
+        )
+        self._why_read_only = ("the database was opened read-only" if readonly else
+                               "the database cannot be written (its file, folder or disk is "
+                               "read-only)")
 
     @property
     def db(self):
         """The connection as a sqlite-utils Database, made when first needed: importing
         sqlite-utils pulls in pandas, numpy and pyarrow wherever they are installed (about a
-        second of CPU), so reads and appends use ``conn`` and only schema creation and the
-        games row insert this."""
+        second of CPU), so reads and appends use ``conn`` (and opening makes its own to create
+        the schema)."""
         if self._db is None:
             import sqlite_utils
 
             self._db = sqlite_utils.Database(self.conn)
         return self._db
-
-    # -- opening -----------------------------------------------------------------------------
-
-    def _prepare(self, timeout: float) -> None:
-        """WAL mode and the schema, retrying while another connection is busy with the same.
-
-        The busy timeout makes SQLite itself wait for most locks. It returns SQLITE_BUSY at once
-        where waiting could deadlock (a reader upgrading to writer while another writer waits
-        for readers to leave) and for a journal-mode switch that finds the file in use: those
-        are retried here, with short growing pauses, until ``timeout`` has passed."""
-        deadline = time.monotonic() + timeout
-        pause = 0.001
-        while True:
-            try:
-                if self.path != ":memory:":
-                    self._use_wal()
-                create_schema(self.conn, lambda: self.db)
-                return
-            except sqlite3.OperationalError as exc:
-                self.conn.rollback()
-                if not _busy(exc) or time.monotonic() >= deadline:
-                    raise
-            time.sleep(pause)
-            pause = min(pause * 2, 0.05)
-
-    def _use_wal(self) -> None:
-        conn = self.conn
-        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-            conn.execute("PRAGMA journal_mode=WAL").fetchone()
-        conn.execute("PRAGMA synchronous=NORMAL")
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -188,17 +163,21 @@ class SQLiteEventStore:
         ``expected_seq`` is the seq of the last event the writer has seen (0 for a new game, whose
         first event must be ``game_started``). If the game has moved on, ConcurrencyError; if the
         batch is malformed, StoreError; if the stored game does not end at its recorded head,
-        GameDamaged. Either way nothing is written. The new head is recorded in the same
-        transaction as the events.
+        GameDamaged; if SQLite cannot write (disk full, read-only, I/O error), StoreError saying
+        so. Either way nothing is written. The new head is recorded in the same transaction as
+        the events. A new game's games row is written after its events (the schema's
+        ``games_follow_events`` requires its first event to be stored).
         """
         self._check_batch(game, events, expected_seq)
+        if self.readonly:
+            raise StoreError(f"{self.path}: cannot append to game {game!r}: "
+                             f"{self._why_read_only}; nothing was written")
         conn = self.conn
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
-            raise StoreError(
-                f"cannot append to game {game!r}: the database is busy ({exc}); try again"
-            ) from None
+            raise StoreError(f"{self.path}: cannot append to game {game!r}: "
+                             f"{not_written(exc)}; nothing was written") from None
         try:
             stored, prev = conn.execute(_LAST_EVENT, (game,)).fetchone() or _NOTHING
             head = conn.execute(_LAST_HEAD, (game,)).fetchone() or _NOTHING
@@ -212,24 +191,60 @@ class SQLiteEventStore:
                 raise ConcurrencyError(game, stored, expected_seq)
             with _gc_paused():
                 rows = self._rows(game, events, expected_seq, prev)
-            if expected_seq == 0:
-                self._insert_game(game, events[0], rows[0][7])
+            new_row = self._new_game_row(game, events[0], rows[0][7]) if expected_seq == 0 else None
             _insert_rows(conn, rows)
+            if new_row is not None:
+                conn.execute(f"INSERT INTO games ({', '.join(new_row)}) "
+                             f"VALUES ({', '.join(':' + k for k in new_row)})", new_row)
             conn.execute(_INSERT_HEAD, (game, rows[-1][1], rows[-1][7]))
-            self.conn.commit()
+            conn.commit()
         except sqlite3.IntegrityError as exc:
-            self.conn.rollback()
+            self._rollback()
             raise StoreError(f"cannot append to game {game!r}: {exc}") from None
+        except sqlite3.Error as exc:
+            self._rollback()
+            raise StoreError(f"{self.path}: cannot append to game {game!r}: "
+                             f"{not_written(exc)}; nothing was written") from None
         except BaseException:
-            self.conn.rollback()
+            self._rollback()
             raise
         return expected_seq + len(events)
+
+    def _rollback(self) -> None:
+        try:
+            self.conn.rollback()
+        except sqlite3.Error:  # a failed write may have ended the transaction already
+            pass
+
+    def _new_game_row(self, game: str, first: dict[str, Any], first_chain: str
+                      ) -> dict[str, Any] | None:
+        """The games row to insert for a new game, or None if the table already holds exactly
+        that row (a game whose events were removed outside warlog, added again). PhantomGame if
+        it holds another row under that id."""
+        row = game_row(game, first, first_chain)
+        held = self._game_row(self.conn, game)
+        if held is None:
+            return row
+        if held == row:
+            return None
+        raise PhantomGame(game, adding=True)
+
+    @staticmethod
+    def _game_row(conn: sqlite3.Connection, game: str) -> dict[str, Any] | None:
+        cursor = conn.execute(_GAME_ROW, [game])
+        found = cursor.fetchone()
+        return None if found is None else dict(zip([d[0] for d in cursor.description], found))
 
     @staticmethod
     def _check_batch(game: str, events: list[dict[str, Any]], expected_seq: int) -> None:
         """Cheap checks that need no lock: a non-empty list, a sane expected_seq, a first event."""
         if not isinstance(game, str) or not game:
             raise StoreError(f"game id must be a non-empty string, not {game!r}")
+        if expected_seq == 0:  # a new game: its id follows the one rule for ids (events/ids.py)
+            try:
+                check_id(game, "game id")
+            except IdError as exc:
+                raise StoreError(f"cannot add the game: {exc}; nothing was written") from None
         if type(expected_seq) is not int or expected_seq < 0:
             raise StoreError(
                 f"expected_seq must be the seq of the last event seen (0 for a new game), "
@@ -286,25 +301,6 @@ class SQLiteEventStore:
                 ) from None
         return rows
 
-    def _insert_game(self, game: str, first: dict[str, Any], first_chain: str) -> None:
-        for name in ("rule_system", "period"):
-            if not isinstance(first.get(name), str):
-                raise StoreError(f"game {game!r}: the game_started event has no {name!r}")
-        scenario = first.get("scenario") or {}
-        row = {
-            "id": game,
-            "rule_system": first.get("rule_system"),
-            "period": first.get("period"),
-            "scenario_id": scenario.get("id"),
-            "title": scenario.get("title"),
-            "players": canonical(first.get("players") or {}).decode(),
-            "dice": first.get("dice"),
-            "seed": first.get("seed"),
-            "first_event_chain": first_chain,
-        }
-        self.conn.execute(f"INSERT INTO games ({', '.join(row)}) "
-                          f"VALUES ({', '.join(':' + k for k in row)})", row)
-
     # -- reading -----------------------------------------------------------------------------
 
     @contextmanager
@@ -348,7 +344,7 @@ class SQLiteEventStore:
                 if last is None or last[0] != head:
                     self._damage(conn, game)
             if not events and not recorded and not self.has_game(game):
-                raise GameNotFound(game)
+                self._not_found(conn, game)
         return events
 
     def _damage(self, conn: sqlite3.Connection, game: str) -> None:
@@ -371,7 +367,7 @@ class SQLiteEventStore:
             if (stored, chain) != (recorded, head):
                 raise GameDamaged(game, recorded, stored)
             if not stored and not self.has_game(game):
-                raise GameNotFound(game)
+                self._not_found(conn, game)
         return stored
 
     def last_seq(self, game: str) -> int:
@@ -379,7 +375,21 @@ class SQLiteEventStore:
         return row[0] or 0
 
     def has_game(self, game: str) -> bool:
-        return self.conn.execute("SELECT 1 FROM games WHERE id = ?", [game]).fetchone() is not None
+        """True if the game's first event is stored (a games row alone is no game)."""
+        found = self.conn.execute("SELECT 1 FROM events WHERE game = ? AND seq = 1", [game])
+        return found.fetchone() is not None
+
+    def game_ids(self) -> list[str]:
+        """The id of every game whose first event is stored, in order (from the events, not the
+        games table: a game whose games row was removed is here, a phantom row is not)."""
+        rows = self.conn.execute("SELECT game FROM events WHERE seq = 1 ORDER BY game")
+        return [gid for (gid,) in rows]
+
+    def _not_found(self, conn: sqlite3.Connection, game: str) -> None:
+        """Raise GameNotFound for ``game``, or PhantomGame if only a games row holds its id."""
+        if self._game_row(conn, game) is not None:
+            raise PhantomGame(game)
+        raise GameNotFound(game)
 
     def chains(self, game: str) -> list[str]:
         """The stored chain value of every event of ``game``, in seq order."""
@@ -387,79 +397,102 @@ class SQLiteEventStore:
         return [chain for (chain,) in cursor.fetchall()]
 
     def verify(self, game: str) -> int:
-        """Recompute the hash chain of ``game`` and check that it ends at the game's recorded head;
-        return its length, or raise StoreError naming the first event whose stored bytes no
-        longer match or that is missing, or GameDamaged if the game was cut short (the database
-        was changed outside warlog)."""
-        prev, count = GENESIS, 0
+        """Recompute the hash chain of ``game``, check that it ends at the game's recorded head,
+        and that every column repeating a fact of the log says what the log says; return its
+        length. StoreError naming the first event whose stored bytes no longer match, that is
+        missing, or whose row's columns differ from its body (naming the column), or the games
+        row's column that differs from the first event (or that the row is missing);
+        GameDamaged if the game was cut short (the database was changed outside warlog)."""
+        prev, count, first = GENESIS, 0, None
         with self._snapshot() as conn:
             rows = conn.execute(
-                "SELECT seq, body, chain FROM events WHERE game = ? ORDER BY seq", [game]
+                "SELECT seq, turn, side, phase, kind, body, chain FROM events WHERE game = ? "
+                "ORDER BY seq", [game]
             ).fetchall()
             recorded, head = conn.execute(_LAST_HEAD, [game]).fetchone() or _NOTHING
-            if not rows and not recorded and not self.has_game(game):
-                raise GameNotFound(game)
-        for seq, body, chain in rows:
-            count += 1
-            if seq != count:
-                raise StoreError(
-                    f"game {game!r}, event seq {count} is missing (the next one stored is seq "
-                    f"{seq}) — the database was changed outside warlog"
-                )
-            prev = link(prev, body.encode())
-            if chain != prev:
-                raise StoreError(
-                    f"game {game!r}, event seq {seq}: hash chain broken — the database was "
-                    "changed outside warlog"
-                )
+            held = self._game_row(conn, game)
+            if not rows and not recorded:
+                self._not_found(conn, game)
+        loads, facts = orjson.loads, event_columns
+        with _gc_paused():  # a dict an event: see _gc_paused
+            for seq, turn, side, phase, kind, body, chain in rows:
+                count += 1
+                if seq != count:
+                    raise StoreError(
+                        f"game {game!r}, event seq {count} is missing (the next one stored is "
+                        f"seq {seq}) — the database was changed outside warlog"
+                    )
+                prev = link(prev, body.encode())
+                if chain != prev:
+                    raise StoreError(
+                        f"game {game!r}, event seq {seq}: hash chain broken — the database was "
+                        "changed outside warlog"
+                    )
+                columns = (game, seq, turn, side, phase, kind)
+                try:
+                    event = loads(body)
+                    same = facts(event) == columns
+                except (orjson.JSONDecodeError, AttributeError):  # not JSON, not an object
+                    same = False
+                if not same:
+                    raise StoreError(column_damage(game, seq, columns, body))
+                if first is None:
+                    first = event
         if (count, prev) != (recorded, head):
             raise GameDamaged(game, recorded, count)
+        check_games_row(game, held, first, rows[0][-1])
         return count
 
     def games(self) -> list[GameInfo]:
-        """Every game, ordered by id, with its event count and outcome (from game_ended).
+        """Every game, ordered by id, with its length and outcome, all read from the log.
 
-        The date played is read from the first event's body (one primary-key row per game), not
-        from a column of ``games``: databases written before it existed need no migration."""
-        rows = self._dicts(
-            """
-            SELECT g.id, g.rule_system, g.period, g.scenario_id, g.title, g.players,
-              (SELECT json_extract(body, '$.played') FROM events e
-                 WHERE e.game = g.id AND e.seq = 1) AS played,
-              (SELECT max(seq) FROM events e WHERE e.game = g.id) AS n,
-              (SELECT body FROM events e INDEXED BY events_game_ended
-                 WHERE e.game = g.id AND e.kind = 'game_ended'
-                 ORDER BY e.seq DESC LIMIT 1) AS ended
-            FROM games g ORDER BY g.id
-            """
-        )
+        A game is listed if its first event is stored (a games row alone is a phantom, not a
+        game; a game whose games row was removed is still one). Its facts come from that
+        event's body, its length and how it ended from its last event's body (or the last that
+        is not a note: only notes may follow a game_ended). The columns that repeat them may
+        have been changed outside warlog; ``verify`` checks those. A game whose first or last
+        event is not what warlog writes is one StoreError naming its damage."""
         infos = []
-        for row in rows:
-            ended = orjson.loads(row["ended"]) if row["ended"] else None
-            infos.append(
-                GameInfo(
-                    id=row["id"],
-                    rule_system=row["rule_system"],
-                    period=row["period"],
-                    scenario_id=row["scenario_id"],
-                    title=row["title"],
-                    players=orjson.loads(row["players"]),
-                    played=row["played"],
-                    events=row["n"] or 0,
-                    ended=ended is not None,
-                    winner=ended.get("winner") if ended else None,
-                    reason=ended.get("reason") if ended else None,
+        with self._snapshot() as conn:
+            for gid, first, last in conn.execute(_LISTING).fetchall():
+                facts, end = orjson.loads(first), orjson.loads(last)
+                seq = end.get("seq") if isinstance(end, dict) else None
+                if isinstance(end, dict) and end.get("kind") == "note":
+                    found = conn.execute(_LAST_NOT_NOTE, [gid]).fetchone()
+                    end = orjson.loads(found[0]) if found else None
+                if (facts[6] != "game_started" or not all(isinstance(v, str) for v in facts[:2])
+                        or not isinstance(end, dict) or type(seq) is not int):
+                    raise self._damaged(gid)
+                rule_system, period, scenario_id, title, players, played, _ = facts
+                ended = end.get("kind") == "game_ended"
+                infos.append(
+                    GameInfo(
+                        id=gid,
+                        rule_system=rule_system,
+                        period=period,
+                        scenario_id=scenario_id,
+                        title=title,
+                        players=players or {},
+                        played=played,
+                        events=seq,
+                        ended=ended,
+                        winner=end.get("winner") if ended else None,
+                        reason=end.get("reason") if ended else None,
+                    )
                 )
-            )
         return infos
 
-    # -- lifetime ----------------------------------------------------------------------------
+    def _damaged(self, game: str) -> StoreError:
+        """The error for a game whose stored first or last event is no event warlog wrote: what
+        ``verify`` finds changed, with the database's name."""
+        try:
+            self.verify(game)
+        except StoreError as exc:
+            return StoreError(f"{self.path}: the database is damaged: {exc}")
+        return StoreError(f"{self.path}: the database is damaged: game {game!r} does not begin "
+                          "with a game_started event")
 
-    def _dicts(self, sql: str, params: Any = ()) -> Iterator[dict[str, Any]]:
-        cursor = self.conn.execute(sql, params)
-        names = [d[0] for d in cursor.description]
-        for row in cursor:
-            yield dict(zip(names, row))
+    # -- lifetime ----------------------------------------------------------------------------
 
     def close(self) -> None:
         self.conn.close()

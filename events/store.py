@@ -75,6 +75,24 @@ class GameDamaged(StoreError):
         super().__init__(f"{what} — {why}")
 
 
+class PhantomGame(StoreError):
+    """The games table holds a row for the game but no event of it is stored: such a row can
+    only have been written outside warlog (its triggers refuse one without its first event). It
+    is no game: not listed, not found; an append of a new game under its id is refused (the row
+    cannot be removed through the triggers) unless the row is exactly the new game's own."""
+
+    def __init__(self, game: str, adding: bool = False) -> None:
+        self.game = game
+        if adding:
+            message = (f"cannot add game {game!r}: the database holds a games row for it but "
+                       "none of its events — it was changed outside warlog; nothing was written "
+                       "(use another game id or another database)")
+        else:
+            message = (f"no game {game!r} in this database: it holds a games row for it but "
+                       "none of its events — it was changed outside warlog")
+        super().__init__(message)
+
+
 class GameNotFound(StoreError):
     """No game with that id is stored."""
 

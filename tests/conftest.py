@@ -5,7 +5,11 @@ tests, and one that runs out takes half of what the other has left. With xdist's
 ``load`` scheduling, tests already queued on a busy worker stay there: measured here, one worker
 finished after 107 s and the other after 287 s. Collected first, the sweeps of many seconds are
 split between the workers at the start, and the short tests stolen at the end even things out
-(both finish within seconds of each other)."""
+(both finish within seconds of each other).
+
+Every wait in the suite waits for a condition, up to tests/waits.py's one limit (sized for a
+loaded machine, scaled by WARLOG_TEST_SLOWDOWN); Hypothesis's own per-example deadline and its
+too-slow health check, timings that a busy machine fails, are off for every property test."""
 
 from __future__ import annotations
 
@@ -15,6 +19,18 @@ import orjson
 import pytest
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def pytest_configure(config):
+    try:
+        import waits  # noqa: F401 - reads WARLOG_TEST_SLOWDOWN
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile("warlog", deadline=None,
+                              suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("warlog")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -9,6 +9,7 @@ import socket
 import subprocess
 
 import psutil
+from waits import LIMIT, Lines
 
 
 class socket_without_listener:
@@ -32,25 +33,21 @@ class Interrupted:
 def interrupt_when_progress_shows(argv: list[str], prefix: str, suffix: str) -> Interrupted:
     """Run ``argv`` in a session of its own; once it reports progress past zero, press Ctrl-C
     as a terminal does (SIGINT to the whole process group); wait for it and for every process it
-    started to be gone (a condition, with a generous limit for a loaded machine)."""
+    started to be gone (conditions, each with tests/waits.py's limit)."""
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
-    seen = []
     try:
-        for line in proc.stderr:
-            seen.append(line)
-            if line.startswith(prefix) and line.rstrip().endswith(suffix) \
-                    and not line.startswith(f"{prefix}0 "):
-                break
-        else:
-            raise AssertionError(f"no progress shown: {''.join(seen)}")
+        lines = Lines(proc.stderr)
+        seen = lines.until(
+            lambda line: line.startswith(prefix) and line.rstrip().endswith(suffix)
+            and not line.startswith(f"{prefix}0 "), "no progress shown")
         children = psutil.Process(proc.pid).children(recursive=True)
         os.killpg(proc.pid, signal.SIGINT)
-        rest = proc.stderr.read()
-        proc.wait(timeout=60)
+        rest = lines.rest("it did not stop after Ctrl-C")
+        proc.wait(timeout=LIMIT)
     finally:
         if proc.poll() is None:  # it did not stop: take its whole group down, then fail
             os.killpg(proc.pid, signal.SIGKILL)
-    _, alive = psutil.wait_procs(children, timeout=30)
+    _, alive = psutil.wait_procs(children, timeout=LIMIT)
     assert not alive, f"left running: {[p.pid for p in alive]}"
     return Interrupted(proc.returncode, "".join(seen) + rest)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -21,11 +20,13 @@ from rich.table import Column, Table
 from warlog import __version__
 from warlog.cli_common import (
     DEFAULT_DB,
+    SEED_RANGE,
     DbOption,
     OneLineErrors,
     database,
     events_of,
     friendly,
+    id_option,
     open_store,
     out,
     stored_damage,
@@ -232,9 +233,11 @@ def report(
     """Write a battle as one self-contained HTML file (no server, no network): the scenario, a
     board per turn to step through, the narration with its rules, the charts and the notes."""
     from warlog.events.replay_file import write_bytes_atomic
+    from warlog.events.safe_files import check_output
     from warlog.report import report_html
 
     with friendly():
+        check_output(out_path)  # a pipe or a device is refused before the game is read
         events = events_of(ref, db)
         page = report_html(events)
         write_bytes_atomic(out_path, page.encode("utf-8"))
@@ -247,7 +250,8 @@ def note(
     about: Annotated[int, typer.Argument(help="The seq of the event the note is about (see "
                                               "`warlog log`).")],
     text: Annotated[str, typer.Argument(help="The note.")],
-    author: Annotated[Optional[str], typer.Option(help="Who wrote it.")] = None,
+    author: Annotated[Optional[str], typer.Option(help="Who wrote it.",
+                                                  callback=id_option("author name"))] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Write a note on a moment of a stored game: appended as a `note` event, changing nothing
@@ -269,7 +273,7 @@ def army(
     period: Annotated[str, typer.Option(help="A One Hour Wargames period, e.g. medieval.")],
     units: Annotated[int, typer.Option(help="3, 4 or 6 units.")],
     seed: Annotated[Optional[int], typer.Option(help="Roll with this seed (the same army every "
-                                                     "time).")] = None,
+                                                     "time).", **SEED_RANGE)] = None,
     roll: Annotated[Optional[int], typer.Option(help="Take this row of the table (1-6) instead "
                                                      "of rolling: armies by agreement.")] = None,
     tanks: Annotated[bool, typer.Option(help="Machine Age: a class D unit is a Tank.")] = False,
@@ -340,7 +344,7 @@ def rules(
 @app.command()
 def dashboard(
     db: DbOption = DEFAULT_DB,
-    port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501,
+    port: Annotated[int, typer.Option(help="Port to serve on.", min=1, max=65535)] = 8501,
     address: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0: the whole "
                                                  "network).")] = "localhost",
     open_browser: Annotated[bool, typer.Option("--open/--no-open",
@@ -350,11 +354,12 @@ def dashboard(
     from importlib.resources import files
 
     from warlog.demo import ensure_demo_games
+    from warlog.serve import serve
 
     with friendly(), open_store(db) as store:
         added = ensure_demo_games(store)
     if added:
-        out.print(f"seeded {db} with {added} demo games")
+        out.print(f"seeded {escape(str(db))} with {added} demo games")
     app_file = Path(str(files("warlog.dashboard").joinpath("app.py")))
     env = {**os.environ, "WARLOG_DB": str(Path(db).resolve())}
     # Headless, so Streamlit never stops to ask for an e-mail address on a fresh machine;
@@ -364,34 +369,7 @@ def dashboard(
            "--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal"]
     url = f"http://localhost:{port}"
     out.print(f"warlog dashboard on {url} (Ctrl+C to stop)")
-    server = subprocess.Popen(cmd, env=env)
-    if open_browser:
-        _open_when_ready(url, server)
-    try:
-        raise typer.Exit(server.wait())
-    except KeyboardInterrupt:
-        server.terminate()
-        raise typer.Exit(0) from None
-
-
-def _open_when_ready(url: str, server: subprocess.Popen) -> None:
-    import threading
-    import time
-    import urllib.request
-    import webbrowser
-
-    def wait_and_open() -> None:
-        for _ in range(100):
-            if server.poll() is not None:
-                return
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1):
-                    webbrowser.open(url)
-                    return
-            except OSError:
-                time.sleep(0.2)
-
-    threading.Thread(target=wait_and_open, daemon=True).start()
+    raise typer.Exit(serve(cmd, env, url if open_browser else None))
 
 
 @app.command()

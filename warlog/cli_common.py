@@ -13,12 +13,15 @@ from pathlib import Path
 from typing import Annotated, Any, Callable, Iterator
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperGroup
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+from warlog.terminal import SafeConsole
+
+# Every string printed goes through warlog/terminal.py: no control sequence from a log, a file
+# or an argument reaches the terminal raw.
+out = SafeConsole(highlight=False, soft_wrap=True)
+err = SafeConsole(stderr=True, highlight=False, soft_wrap=True)
 
 
 # Usage errors: click's, or the copy of click that recent typers carry (found through the class
@@ -52,6 +55,37 @@ DbOption = Annotated[
 ]
 DEFAULT_DB = Path("warlog.db")
 
+# -- the ranges of number options (typer's min and max: a value outside them is the parser's one
+# line naming the option, before the command runs) -----------------------------------------
+
+MAX_SEED = 2**63 - 1
+"""Seeds are stored as SQLite integers (signed 64-bit): 0 to 2**63 - 1."""
+MAX_GAMES = 1_000_000
+"""simulate --games: the tasks of a study are held in memory before they run."""
+MAX_PLAYOUTS = 100_000
+"""whatif and winprob --playouts (a curve plays that many a turn)."""
+MAX_WORKERS = 1024
+"""--workers of a local Dask cluster: processes on one machine."""
+SEED_RANGE = {"min": 0, "max": MAX_SEED}
+WORKERS_RANGE = {"min": 1, "max": MAX_WORKERS}
+
+
+def id_option(what: str) -> Callable[[Any], Any]:
+    """A typer callback checking an option that gives an id or a name (a game id, a player's
+    name) by events/ids.py's rule as it is parsed: a bad one is the parser's one line naming
+    the option, before anything is opened."""
+    from warlog.events.ids import IdError, check_id
+
+    def check(value: Any) -> Any:
+        if value is None:
+            return value
+        try:
+            return check_id(value, what)
+        except IdError as exc:
+            raise typer.BadParameter(str(exc)) from None
+
+    return check
+
 
 def user_errors() -> tuple[type[Exception], ...]:
     """The errors a user's input can cause: each is shown as its one-line message (imported when
@@ -60,15 +94,17 @@ def user_errors() -> tuple[type[Exception], ...]:
     from warlog.engine.fold import FoldError
     from warlog.engine.rules import IllegalOrder
     from warlog.engine.scenario import ScenarioError
+    from warlog.events.ids import IdError
     from warlog.events.model import EventError
     from warlog.events.replay_file import ReplayError
+    from warlog.events.safe_files import FileRefused
     from warlog.events.store import StoreError
 
     from warlog.notation import NotationError
     from warlog.study import StudyError
 
     return (ScenarioError, ReplayError, StoreError, IllegalOrder, EventError, DiceError,
-            FoldError, NotationError, StudyError, OSError)
+            FoldError, NotationError, StudyError, IdError, FileRefused, OSError)
 
 
 def fail(message: str) -> None:
@@ -135,7 +171,7 @@ def _broken_chain(store, game: str | None) -> str | None:
 
     try:
         games = [game] if game is not None and store.has_game(game) else \
-            [gid for (gid,) in store.conn.execute("SELECT id FROM games ORDER BY id")]
+            store.game_ids()  # from the log: a game whose games row was deleted is checked too
         for gid in games:
             try:
                 store.verify(gid)

@@ -46,11 +46,10 @@ def _how(p: Fraction) -> str:
 
 
 def _print(result, title: str) -> None:
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
-    out = Console(highlight=False, soft_wrap=True)
+    from warlog.cli_common import out
     table = Table("outcome", "probability", "%", title=escape(title))
     for label, p in result.outcomes:
         table.add_row(escape(label), str(p), _percent(p))

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from warlog.jobs import JobError, JobInterrupted, run_tasks
+from warlog.terminal import SafeConsole, terminal_safe
 
 INTERRUPTED_EXIT = 130  # what a shell reports for a command stopped by Ctrl-C (128 + SIGINT)
 
@@ -24,7 +25,7 @@ INTERRUPTED_EXIT = 130  # what a shell reports for a command stopped by Ctrl-C (
 def progress_bar(label: str, *, noun: str = "tasks", console: Console | None = None,
                  enabled: bool = True) -> Iterator[Callable[[int, int], None]]:
     """A ``progress(done, total)`` callback that draws ``label``'s progress while the block runs."""
-    console = console or Console(stderr=True, highlight=False, soft_wrap=True)
+    console = console or SafeConsole(stderr=True, highlight=False, soft_wrap=True)
     if not enabled:
         yield lambda done, total: None
         return
@@ -44,7 +45,8 @@ def progress_bar(label: str, *, noun: str = "tasks", console: Console | None = N
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn(noun), TimeElapsedColumn(), TimeRemainingColumn(),
                   console=console, transient=True) as bar:
-        task = bar.add_task(escape(label), total=None)
+        # the bar reads its description as markup itself, past the console's render_str
+        task = bar.add_task(terminal_safe(escape(label)), total=None)
 
         def update(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
@@ -60,7 +62,7 @@ def run_job(fn: Callable[[Any], Any], tasks: Sequence, *, label: str, noun: str 
     exit code 1. Needs typer (a command's helper)."""
     import typer
 
-    console = console or Console(stderr=True, highlight=False, soft_wrap=True)
+    console = console or SafeConsole(stderr=True, highlight=False, soft_wrap=True)
     try:
         with progress_bar(label, noun=noun, console=console, enabled=show) as progress:
             return run_tasks(fn, tasks, scheduler=scheduler, workers=workers, progress=progress)

@@ -42,9 +42,11 @@ from warlog.engine.rules import IllegalOrder, catalogue
 from warlog.engine.scenario import Scenario, load_scenario
 from warlog.engine.state import GameState
 from warlog.engine.verify import retraction, verify
+from warlog.events.ids import IdError, check_id, shown
 from warlog.events.model import make_note
 from warlog.events.orders import Order
 from warlog.events.orders import parse_order as order_of
+from warlog.events.safe_files import FileKind, FileRefused, read_text
 from warlog.events.store import EventStore, StoreError
 from warlog.notation import NotationError, format_order, parse_order
 from warlog.tabletop import free_game_id, new_game
@@ -54,6 +56,10 @@ Event = dict[str, Any]
 INPUT_KINDS = ("order_given", "note", "order_retracted")
 """Events that start where the game waits for an order: an order and everything it decides, a
 note, a withdrawn order. A log cut just before one of them (or at its end) is a game at rest."""
+
+SCRIPT_FILE = FileKind("a script", "scripts", 4 * 1024 * 1024)
+"""A record script: one input a line (a long game's script is a few hundred KB)."""
+
 
 class RecordError(ValueError):
     """A mistake in recording (a bad script line, nothing to undo, ...): one line for the user."""
@@ -68,8 +74,11 @@ def parse_players(text: str | None) -> dict[str, str]:
         side, sep, name = part.partition("=")
         side, name = side.strip().lower(), name.strip()
         if not sep or side not in players or not name:
-            raise RecordError(f"--players takes red=NAME,blue=NAME, not {text!r}")
-        players[side] = name
+            raise RecordError(f"--players takes red=NAME,blue=NAME, not {shown(text)}")
+        try:
+            players[side] = check_id(name, "player name")
+        except IdError as exc:
+            raise RecordError(f"--players: {exc}") from None
     return players
 
 
@@ -344,6 +353,11 @@ def prepare(store: EventStore, setup: Setup) -> tuple[str, Scenario | None, dict
     seed = setup.seed
     if mode == "seeded" and seed is None:
         seed = int.from_bytes(os.urandom(4), "big")  # chance read at the edge, then recorded
+    if setup.game is not None:  # a new game: its id is made here
+        try:
+            check_id(setup.game, "game id")
+        except IdError as exc:
+            raise RecordError(f"--game: {exc}") from None
     players = parse_players(setup.players)
     for side, name in players.items():
         if name in POLICIES:
@@ -388,10 +402,10 @@ def run_script(store: EventStore, path: Path, game_id: str, scenario: Scenario |
                how: dict[str, Any]) -> ScriptResult:
     """Record the inputs of the script at ``path`` into ``game_id`` (started from ``scenario``
     with ``how`` if it is new). RecordError names the first bad line; all before it is kept."""
-    try:
-        lines = Path(path).read_text("utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(f"{path}: cannot read the script ({exc})") from None
+    try:  # a regular file under the limit only: a pipe or /dev/zero would never end
+        lines = read_text(path, SCRIPT_FILE).splitlines()
+    except FileRefused as exc:
+        raise RecordError(str(exc)) from None
     result = ScriptResult(game_id)
     rec: Recorder | None = None if scenario is not None else Recorder(store, game_id)
     opening: list[int] = []
@@ -484,13 +498,18 @@ def fork(store: EventStore, game_id: str, at: int, new_id: str | None = None
     if cut is None:
         raise RecordError(f"event {at} is inside {game_id}'s opening: the game first waits for "
                           f"an order after event {points[0]}; fork at {points[0]} or later")
+    given = new_id is not None
     if new_id is None:
         n = 1
         while store.has_game(f"{game_id}-fork-{n}"):
             n += 1
         new_id = f"{game_id}-fork-{n}"
-    if not new_id.strip():
-        raise RecordError("--new-id needs a game id")
+    try:
+        check_id(new_id, "game id")
+    except IdError as exc:
+        raise RecordError(f"--new-id: {exc}" if given else
+                          f"the new game's id {exc.args[0].removeprefix('the game id ')}; give "
+                          "one with --new-id") from None
     copied = [{**e, "game": new_id} for e in events[:cut]]
     report = verify(copied)
     if not report.ok:

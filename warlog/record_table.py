@@ -168,7 +168,7 @@ class Table:
             if verb in ("quit", "exit") and len(words) == 1:
                 waiting = (f" ('{escape(rec.pending.text)}' was not recorded: it waited for "
                            "its dice)" if rec.pending else "")
-                self.say(f"left {rec.game_id}: it stays in the database{waiting}; carry on "
+                self.say(f"left {escape(rec.game_id)}: it stays in the database{waiting}; carry on "
                          f"with: {escape(self.resume)}")
                 return False
             if verb in ("help", "?"):
@@ -218,6 +218,8 @@ def open_table(store: EventStore, game_id: str, scenario: Scenario | None,
                say: Callable[[str], None]) -> bool:
     """Start a new game at the table, asking for the opening's dice if it rolls any; False if
     the players left before it could start (nothing stored)."""
+    from rich.markup import escape
+
     if scenario is None:
         return True
     faces: list[int] = []
@@ -233,9 +235,9 @@ def open_table(store: EventStore, game_id: str, scenario: Scenario | None,
         try:
             faces += parse_faces(line[4:] if line.lower().startswith("dice") else line)
         except DiceError as exc:
-            say(f"[red]error:[/red] {exc}")
+            say(f"[red]error:[/red] {escape(str(exc))}")
     seed = f", seed {how['seed']}" if how.get("seed") is not None else ""
-    say(f"started {game_id} ({scenario.title}; {how['dice']} dice{seed})")
+    say(escape(f"started {game_id} ({scenario.title}; {how['dice']} dice{seed})"))
     return True
 
 

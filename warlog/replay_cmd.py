@@ -55,7 +55,10 @@ def export_cmd(
 ) -> None:
     """Write a stored game as a single-file replay (gzip-compressed if --out ends in .gz)."""
     from warlog.events.replay_file import export_game
+    from warlog.events.safe_files import check_output
 
+    with friendly():
+        check_output(out_file)  # before the database is opened: a pipe or device is refused
     with friendly(), database(db, game) as store:
         export_game(store, game, out_file)
     out.print(f"{game} written to {out_file}", markup=False)

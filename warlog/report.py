@@ -51,12 +51,14 @@ show(0);
 
 
 def _turn_ends(events: list[Event]) -> list[int]:
-    """The index of the last event of every turn (turn 0, the set-up, included)."""
-    ends = []
+    """The index of the last event of every turn (turn 0, the set-up, included). Notes are left
+    out: they carry the turn of the moment they comment on, wherever they were written, so notes
+    about turns 1, 2, 1, 2 ... must not make a board each."""
+    last: dict[int, int] = {}
     for i, e in enumerate(events):
-        if i + 1 == len(events) or events[i + 1]["turn"] != e["turn"]:
-            ends.append(i)
-    return ends
+        if e["kind"] != "note":
+            last[e["turn"]] = i
+    return [last[turn] for turn in sorted(last)]
 
 
 def _boards(events: list[Event], timeline: Timeline) -> list[dict[str, Any]]:

@@ -28,6 +28,7 @@ from warlog.engine.scenario import Scenario
 from warlog.events import replay_file
 from warlog.events.model import EVENT_MODELS, SCHEMA_VERSION
 from warlog.events.orders import Order
+from warlog.events.safe_files import FileKind, FileRefused, read_bytes
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 """The JSON Schema dialect pydantic writes (draft 2020-12: tuples are ``prefixItems``)."""
@@ -140,17 +141,31 @@ def stale_files(out: str | Path) -> list[Path]:
     return sorted(p for p in out.rglob("*.json") if p.relative_to(out).as_posix() not in made)
 
 
+SCHEMA_FILE = FileKind("a schema file", "schema files", 1024 * 1024)
+"""A schema file read back to compare (the largest is a few dozen KB)."""
+
+
+def _already(path: Path, data: bytes) -> bool:
+    """Whether ``path`` is a regular file holding ``data`` (read by the guarded reader: a pipe
+    where a schema file should be is never opened, and then refused by the writer)."""
+    try:
+        return read_bytes(path, SCHEMA_FILE) == data
+    except FileRefused:
+        return False
+
+
 def write(out: str | Path) -> list[Path]:
     """Write every schema file under ``out`` (created if need be); return the paths written.
-    A file whose text is already right is left alone (its modification time too)."""
+    A file whose text is already right is left alone (its modification time too). Each is
+    written whole or not at all, onto a regular file only (write_bytes_atomic)."""
     out = Path(out)
     written: list[Path] = []
     for rel, text in files().items():
         path = out / rel
         data = text.encode("utf-8")
-        if path.is_file() and path.read_bytes() == data:
+        if _already(path, data):
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        replay_file.write_bytes_atomic(path, data)
         written.append(path)
     return written

@@ -19,8 +19,9 @@ import typer
 from rich.markup import escape
 from rich.table import Column, Table
 
-from warlog.cli_common import (DEFAULT_DB, database, err, fail, friendly, open_store, out,
-                                slow_bar, slow_reason)
+from warlog.cli_common import (DEFAULT_DB, MAX_GAMES, MAX_SEED, SEED_RANGE, WORKERS_RANGE,
+                                database, err, fail, friendly, open_store, out, slow_bar,
+                                slow_reason)
 
 STORE_BATCH = 500
 """Games played between two writes to the database when a study stores its games: the games
@@ -72,9 +73,10 @@ def _check_policies(*names: str) -> None:
 def simulate(
     scenario: Annotated[str, typer.Argument(help="A bundled scenario id or a .toml file.")],
     games: Annotated[int, typer.Option("--games", "-n", help="Games to play: seeds SEED to "
-                                       "SEED+N-1 (each once per first mover and seating).")] = 1,
+                                       "SEED+N-1 (each once per first mover and seating).",
+                                       min=1, max=MAX_GAMES)] = 1,
     seed: Annotated[int, typer.Option(help="Seed for the dice and the bots (the first "
-                                      "game's).")] = 1,
+                                      "game's).", **SEED_RANGE)] = 1,
     red: Annotated[str, typer.Option(help="Policy playing red.")] = "aggressive",
     blue: Annotated[str, typer.Option(help="Policy playing blue.")] = "cautious",
     first: Annotated[Optional[str], typer.Option(
@@ -85,7 +87,8 @@ def simulate(
     scheduler: Annotated[str, typer.Option(help="auto, inprocess, local, or tcp://HOST:PORT "
                                            "of a running Dask scheduler.")] = "auto",
     workers: Annotated[Optional[int], typer.Option(help="Worker processes of a local cluster "
-                                                   "(default: every core).")] = None,
+                                                   "(default: every core).",
+                                                   **WORKERS_RANGE)] = None,
     out_file: Annotated[Optional[Path], typer.Option(
         "--out", help="One game: write its replay file. Many: write the study's rows (CSV if "
                       "the name ends in .csv, else JSON lines).")] = None,
@@ -99,14 +102,19 @@ def simulate(
     95% intervals, game lengths, losses, and whether the scenario is lopsided. Same seed, same
     games and the same numbers, byte for byte, on any number of workers."""
     from warlog.engine.scenario import load_scenario
+    from warlog.events.safe_files import check_output
     from warlog.study import GameTask
 
-    if games < 1:
-        raise typer.BadParameter(f"--games must be at least 1, not {games}")
+    if seed + games - 1 > MAX_SEED:
+        raise typer.BadParameter(f"--seed {seed} with --games {games}: the last game's seed "
+                                 f"would pass {MAX_SEED:,} (seeds are 64-bit); give a smaller "
+                                 "--seed")
     if first not in (None, "red", "blue", "both"):
         raise typer.BadParameter(f"--first must be red, blue or both, not {first!r}")
     with _friendly():
         scn = load_scenario(scenario)
+        if out_file is not None:  # before any game is played: a pipe or device is refused
+            check_output(out_file)
     _check_policies(red, blue)
     firsts = [scn.first] if first is None else (["red", "blue"] if first == "both" else [first])
     pairs = [(red, blue)] + ([(blue, red)] if swap and red != blue else [])
@@ -322,10 +330,10 @@ def _print_whole(console, table: Table) -> None:
     if console.is_terminal:
         console.print(table)
         return
-    from rich.console import Console
+    from warlog.terminal import SafeConsole
 
     wide = Measurement.get(console, console.options.update_width(10_000), table).maximum
-    Console(file=console.file, width=max(wide, console.width), highlight=False).print(table)
+    SafeConsole(file=console.file, width=max(wide, console.width), highlight=False).print(table)
 
 
 # -- the report --------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 """Study rows in and out of files: JSON lines or CSV written by `warlog simulate --games N
 --out`, and what `warlog analyze` reads (study files and replay files alike).
 
-A study file is input from anyone, like a replay: only a regular file is opened, it is read a
-line at a time under a line-length limit, and every row is checked against ``StudyRow`` before
-it is counted, each problem one StudyError naming the file and line.
+A study file is input from anyone, like a replay: only a regular file is opened (under a size
+limit, by events/safe_files.py), it is read a line at a time under a line-length limit, and
+every row is checked against ``StudyRow`` before it is counted, each problem one StudyError
+naming the file and line.
 """
 
 from __future__ import annotations
@@ -12,14 +13,17 @@ import csv
 import io
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import orjson
 
+from warlog.events.safe_files import FileKind, FileRefused, open_regular
 from warlog.study import ROW_FIELDS, StudyError, check_row
 
 MAX_LINE_BYTES = 1024 * 1024
 """One row of a study file (a row of a 15-turn game is about 700 bytes)."""
+STUDY_FILE = FileKind("a study file", "study files", 512 * 1024 * 1024)
+"""A study file is read a row at a time; 512 MiB holds the rows of about 700,000 games."""
 TEXT_FIELDS = ("game", "scenario", "system", "period", "red", "blue", "first", "winner",
                "end_reason")
 """CSV cells read as text; every other cell is JSON (numbers, true/false, curves as lists)."""
@@ -60,11 +64,18 @@ def write_rows(path: str | Path, rows: Sequence[dict[str, Any]]) -> None:
 # -- reading -----------------------------------------------------------------------------------
 
 
+def _open(path: Path) -> IO[bytes]:
+    """The study file opened by events/safe_files.py's guarded opener (a regular file within
+    STUDY_FILE's size: never a pipe or a device), its refusal as a StudyError."""
+    try:
+        return open_regular(path, STUDY_FILE)
+    except FileRefused as exc:
+        raise StudyError(str(exc)) from None
+
+
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
     """(line number, text) of a regular file, each line within MAX_LINE_BYTES."""
-    if not path.is_file():
-        raise StudyError(f"{path}: not a regular file")
-    with path.open("rb") as f:
+    with _open(path) as f:
         number = 0
         while True:
             raw = f.readline(MAX_LINE_BYTES + 1)
@@ -126,10 +137,7 @@ def kind_of(path: str | Path) -> str:
     """"replay", "csv" or "jsonl" (study rows), from the file's first bytes: a replay is gzip
     or starts with its header line; a study file ends in .csv or its first line is a row."""
     path = Path(path)
-    if not path.is_file():
-        raise StudyError(f"{path}: no such file" if not path.exists() else
-                         f"{path}: not a regular file")
-    with path.open("rb") as f:
+    with _open(path) as f:
         head = f.readline(MAX_LINE_BYTES)
     if head.startswith(b"\x1f\x8b"):
         return "replay"

@@ -14,6 +14,7 @@ from warlog.engine.bots import POLICIES
 from warlog.engine.dice import DiceError, ManualDice
 from warlog.engine.game import Game, start
 from warlog.engine.scenario import Scenario
+from warlog.events.ids import check_id
 from warlog.events.orders import Order
 from warlog.events.store import EventStore, StoreError
 
@@ -33,8 +34,11 @@ def new_game(store: EventStore, scenario: Scenario, game_id: str, *, players: di
              opening_dice: list[int] | None = None, played: str | None = None) -> list[Event]:
     """Start a recorded game: its first events go into the store as a new game. A scenario
     that rolls before the first order (rolled armies, a roll-off) takes, with manual dice, the
-    faces the real dice showed in ``opening_dice``. ``played``: the day, YYYY-MM-DD."""
+    faces the real dice showed in ``opening_dice``. ``played``: the day, YYYY-MM-DD. IdError if
+    the game id or a player's name breaks events/ids.py's rule (nothing is stored)."""
+    check_id(game_id, "game id")
     for side, name in players.items():
+        check_id(name, "player name")
         if name in POLICIES:
             raise StoreError(f"player name {name!r} for {side} is the name of a bot policy; "
                              "choose another (bots are for `warlog simulate`)")

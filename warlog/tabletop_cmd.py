@@ -15,18 +15,22 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from warlog.cli_common import DEFAULT_DB, DbOption, database, err, friendly, open_store, out
+from warlog.cli_common import (DEFAULT_DB, SEED_RANGE, DbOption, database, err, friendly,
+                                id_option, open_store, out)
 
 
 def new(
     scenario: Annotated[str, typer.Argument(help="A bundled scenario id or a .toml file.")],
     game: Annotated[Optional[str], typer.Option(
-        help="Game id (default: SCENARIO-1, -2, ...).")] = None,
-    red: Annotated[str, typer.Option(help="Who plays red.")] = "red player",
-    blue: Annotated[str, typer.Option(help="Who plays blue.")] = "blue player",
+        help="Game id (default: SCENARIO-1, -2, ...).", callback=id_option("game id"))] = None,
+    red: Annotated[str, typer.Option(help="Who plays red.",
+                                     callback=id_option("player name"))] = "red player",
+    blue: Annotated[str, typer.Option(help="Who plays blue.",
+                                      callback=id_option("player name"))] = "blue player",
     dice: Annotated[str, typer.Option(
         help="manual: you enter the real dice; seeded: warlog rolls.")] = "manual",
-    seed: Annotated[Optional[int], typer.Option(help="Seed, for --dice seeded.")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="Seed, for --dice seeded.",
+                                                **SEED_RANGE)] = None,
     opening_dice: Annotated[Optional[str], typer.Option(
         help="Manual dice rolled before the first order (army tables, the trenches roll-off), "
              "e.g. 3,5.")] = None,
@@ -123,7 +127,7 @@ def order(
     lines = narrate_all(everything)[-len(new_events):]
     state = replay(everything)
     for event, line in zip(new_events, lines):
-        out.print(f"  {event['seq']:>5}  {line}")
+        out.print(f"  {event['seq']:>5}  {line}", markup=False)  # names and notes: as text
     _print_state_line(state)
 
 
@@ -138,7 +142,8 @@ def record_cmd(
     dice: Annotated[Optional[str], typer.Option(
         help="manual (default): enter the faces the real dice show; auto: warlog rolls.")] = None,
     seed: Annotated[Optional[int], typer.Option(
-        help="Seed for --dice auto (default: a random one, recorded in the game).")] = None,
+        help="Seed for --dice auto (default: a random one, recorded in the game).",
+        **SEED_RANGE)] = None,
     script: Annotated[Optional[Path], typer.Option(
         help="Read the orders, dice, undos and notes from this file, one a line.")] = None,
     db: DbOption = DEFAULT_DB,
@@ -162,7 +167,8 @@ def fork_cmd(
     game: Annotated[str, typer.Argument(help="Game id in the database.")],
     at: Annotated[int, typer.Option("--at", help="The event to fork at (see `warlog log`).")],
     new_id: Annotated[Optional[str], typer.Option(
-        "--new-id", help="The new game's id (default GAME-fork-1, -2, ...).")] = None,
+        "--new-id", help="The new game's id (default GAME-fork-1, -2, ...).",
+        callback=id_option("game id"))] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Start a new game from any point of a stored one: its events up to --at, cut back to where

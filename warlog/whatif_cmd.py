@@ -17,12 +17,15 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from warlog.cli_common import (DEFAULT_DB, DbOption, OneLineErrors, err, events_of, fail,
-                                friendly, out, stored_damage)
+from warlog.cli_common import (DEFAULT_DB, MAX_PLAYOUTS, SEED_RANGE, WORKERS_RANGE, DbOption,
+                                OneLineErrors, err, events_of, fail, friendly, out,
+                                stored_damage)
 
 RefArg = Annotated[str, typer.Argument(help="A replay file or a game id in the database.")]
-PlayoutsOpt = Annotated[int, typer.Option("--playouts", "-n", help="Playouts (per turn, for a curve).")]
-SeedOpt = Annotated[int, typer.Option(help="Seed of the playouts: same seed, same numbers.")]
+PlayoutsOpt = Annotated[int, typer.Option("--playouts", "-n", help="Playouts (per turn, for a "
+                                          "curve).", min=1, max=MAX_PLAYOUTS)]
+SeedOpt = Annotated[int, typer.Option(help="Seed of the playouts: same seed, same numbers.",
+                                      **SEED_RANGE)]
 ModeOpt = Annotated[str, typer.Option(
     help="bots: both sides played by bots; recorded: the game's own later orders while they "
          "stay legal, then bots.")]
@@ -34,7 +37,8 @@ SchedulerOpt = Annotated[str, typer.Option(
     help="auto (in process when small, else a local cluster), inprocess, local, or "
          "tcp://HOST:PORT (an existing Dask scheduler).")]
 WorkersOpt = Annotated[Optional[int], typer.Option(help="Worker processes of a local cluster "
-                                                        "(default: every core).")]
+                                                        "(default: every core).",
+                                                   **WORKERS_RANGE)]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 

@@ -14,6 +14,7 @@ from cli_run import no_ambient_db, run  # noqa: F401 (no_ambient_db: a fixture)
 from warlog.cli import app
 from warlog.events.chain import canonical, link
 from warlog.events.replay_file import read_replay
+from waits import LIMIT
 
 runner = CliRunner()
 SCENARIO = "ancients-river-crossing"
@@ -51,7 +52,7 @@ def test_simulate_is_byte_identical_across_processes(tmp_path, replay_file):
     path = tmp_path / "p.jsonl"
     env_cmd = [sys.executable, "-m", "warlog.cli", "simulate", SCENARIO, "--seed", "7",
                "--out", str(path)]
-    subprocess.run(env_cmd, check=True, capture_output=True, env={"PYTHONHASHSEED": "123",
+    subprocess.run(env_cmd, check=True, capture_output=True, timeout=LIMIT, env={"PYTHONHASHSEED": "123",
                    "PATH": "/usr/bin:/bin"})
     assert path.read_bytes() == replay_file.read_bytes()
 

@@ -26,6 +26,7 @@ from warlog.record_table import Table
 from warlog.tabletop import record as record_order
 
 from builders import mutated
+from waits import LIMIT
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = "ancients-river-crossing"
@@ -437,7 +438,7 @@ def test_the_readme_example_runs_as_written(tmp_path):
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     env.pop("WARLOG_DB", None)
     done = subprocess.run(["bash", "-e", "-c", block], cwd=tmp_path, env=env, text=True,
-                          capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
+                          capture_output=True, stdin=subprocess.DEVNULL, timeout=LIMIT)
     assert done.returncode == 0, done.stdout + done.stderr
     for comment in re.findall(r"#\s*(OK [^\n]+)", block):
         assert comment.strip() in done.stdout, (comment, done.stdout)

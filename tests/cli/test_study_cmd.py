@@ -11,7 +11,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -26,6 +25,7 @@ from warlog.engine.bots import play_out
 from warlog.engine.scenario import load_scenario
 from warlog.events.replay_file import encode_replay
 from warlog.events.sqlite_store import SQLiteEventStore
+from waits import LIMIT, Lines, wait_until
 
 SCENARIO = "ancients-river-crossing"  # small (4v4 on 12x8), ~20 ms a random game
 RANDOM = ("--red", "random", "--blue", "random")
@@ -233,7 +233,8 @@ def test_ctrl_c_while_recording_keeps_what_was_recorded(monkeypatch):
 
 
 def _session_alive(sid: int) -> list[str]:
-    ps = subprocess.run(["ps", "-o", "stat=", "-s", str(sid)], capture_output=True, text=True)
+    ps = subprocess.run(["ps", "-o", "stat=", "-s", str(sid)], capture_output=True, text=True,
+                        timeout=LIMIT)
     return [s for s in ps.stdout.split() if not s.startswith("Z")]  # zombies are gone already
 
 
@@ -250,14 +251,14 @@ def test_sigint_on_a_local_cluster_exits_130_and_leaves_no_process(tmp_path):
         start_new_session=True)
     with proc:  # closes the pipes however the test leaves
         try:
-            for line in proc.stderr:
-                if " of 3,000 games" in line and not line.startswith(f"{SCENARIO}: 0 "):
-                    break
-            else:
-                pytest.fail("the study never showed progress")
+            errors = Lines(proc.stderr)
+            errors.until(lambda line: " of 3,000 games" in line
+                         and not line.startswith(f"{SCENARIO}: 0 "),
+                         "the study never showed progress")
             os.killpg(proc.pid, signal.SIGINT)
-            rest, printed = proc.stderr.read(), proc.stdout.read()
-            assert proc.wait(timeout=60) == 130
+            rest = errors.rest("the study did not stop after SIGINT")
+            assert proc.wait(timeout=LIMIT) == 130
+            printed = proc.stdout.read()
         finally:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
@@ -267,10 +268,8 @@ def test_sigint_on_a_local_cluster_exits_130_and_leaves_no_process(tmp_path):
     assert all(re.fullmatch(rf"{SCENARIO}: [\d,]+ of 3,000 games", x) for x in lines[:-1]), rest
     assert re.fullmatch(r"stopped after [\d,]+ of 3,000 games", lines[-1]), rest
     assert printed == ""
-    deadline = time.monotonic() + 30
-    while _session_alive(proc.pid) and time.monotonic() < deadline:
-        time.sleep(0.05)  # polling for the condition, not waiting a fixed time
-    assert _session_alive(proc.pid) == []
+    wait_until(lambda: _session_alive(proc.pid) == [],
+               lambda: f"left running: {_session_alive(proc.pid)}")
 
 
 # -- errors --------------------------------------------------------------------------------------
@@ -284,14 +283,15 @@ def _broken_replay() -> str:
 
 
 @pytest.mark.parametrize("args,words", [
-    (["simulate", SCENARIO, "--games", "0"], "--games must be at least 1, not 0"),
+    (["simulate", SCENARIO, "--games", "0"],
+     "Invalid value for '--games' / '-n': Input should be greater than or equal to 1"),
     (["simulate", "no-such-scenario", "--games", "3"], "no bundled scenario"),
     (["simulate", SCENARIO, "--games", "3", "--red", "genius"], "choose one of"),
     (["simulate", SCENARIO, "--games", "3", "--first", "green"], "--first must be red, blue"),
     (["simulate", SCENARIO, "--games", "3", "--scheduler", "yarn"], "unknown scheduler 'yarn'"),
     (["simulate", SCENARIO, "--games", "3", "--workers", "0", "--scheduler", "local"],
-     "--workers must be at least 1"),
-    (["analyze", "nothing.jsonl"], "nothing.jsonl: no such file"),
+     "Invalid value for '--workers': Input should be greater than or equal to 1"),
+    (["analyze", "nothing.jsonl"], "nothing.jsonl: cannot read the file: no such file"),
     (["analyze"], "warlog.db: no such database"),
     (["analyze", "--db", "none.db"], "none.db: no such database"),
     (["analyze", "BROKEN"], "hash chain broken"),

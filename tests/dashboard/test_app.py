@@ -12,6 +12,7 @@ import numpy as np
 import orjson
 import pytest
 from streamlit.testing.v1 import AppTest
+from waits import LIMIT
 
 from warlog.dashboard.data import parse_upload
 from warlog.demo import ensure_demo_games
@@ -36,7 +37,7 @@ def demo_db(tmp_path_factory) -> Path:
 @pytest.fixture
 def app(demo_db, monkeypatch) -> AppTest:
     monkeypatch.setenv("WARLOG_DB", str(demo_db))
-    at = AppTest.from_file(APP, default_timeout=30).run()
+    at = AppTest.from_file(APP, default_timeout=LIMIT).run()
     assert not at.exception
     return at
 
@@ -229,7 +230,7 @@ def test_a_database_that_cannot_be_opened_is_an_error_message(tmp_path, monkeypa
     if bad.startswith("not-"):
         path.write_bytes(b"this is a text file, not SQLite " * 100)
     monkeypatch.setenv("WARLOG_DB", str(path))
-    at = AppTest.from_file(APP, default_timeout=30).run()
+    at = AppTest.from_file(APP, default_timeout=LIMIT).run()
     assert not at.exception
     assert at.error and "Cannot open the database" in at.error[0].value
 
@@ -245,7 +246,7 @@ def test_a_stored_game_that_no_longer_folds_is_an_error_message(tmp_path, monkey
     with SQLiteEventStore(db) as store:
         store.append("bent", events, 0)
     monkeypatch.setenv("WARLOG_DB", str(db))
-    at = AppTest.from_file(str(APP), default_timeout=30).run()
+    at = AppTest.from_file(str(APP), default_timeout=LIMIT).run()
     assert not at.exception
     assert at.error and "cannot be replayed" in at.error[0].value
     assert f"event seq {events[check]['seq']}" in at.error[0].value
@@ -253,7 +254,7 @@ def test_a_stored_game_that_no_longer_folds_is_an_error_message(tmp_path, monkey
 
 def test_a_copied_link_opens_the_same_game_and_step(demo_db, monkeypatch):
     monkeypatch.setenv("WARLOG_DB", str(demo_db))
-    at = AppTest.from_file(APP, default_timeout=30)
+    at = AppTest.from_file(APP, default_timeout=LIMIT)
     at.query_params["game"] = SHORT_GAME
     at.query_params["step"] = "12"
     at.run()
@@ -293,7 +294,7 @@ def test_a_note_written_at_a_step_is_stored_and_shown_there(tmp_path, monkeypatc
         game = play_out("noted", load_scenario("ancients-river-crossing"), seed=2)
         store.append("noted", game.events, 0)
     monkeypatch.setenv("WARLOG_DB", str(db))
-    at = AppTest.from_file(APP, default_timeout=30).run()
+    at = AppTest.from_file(APP, default_timeout=LIMIT).run()
     at.slider(key="step").set_value(9).run()
     at.text_area(key="note_text").input("Here the Numidians should have waited.").run()
     at.text_input(key="note_author").input("Bo").run()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+from waits import LIMIT
+
 from warlog.dashboard import background
 
 
@@ -13,7 +15,7 @@ def test_a_key_starts_its_work_once_and_every_caller_finds_the_same_job():
     def work(progress):
         calls.append(1)
         progress(1, 3)
-        assert release.wait(60)
+        assert release.wait(LIMIT)
         progress(3, 3)
         return "done"
 
@@ -21,7 +23,7 @@ def test_a_key_starts_its_work_once_and_every_caller_finds_the_same_job():
     again = background.job("test:same-key", lambda progress: "another")
     assert again is first
     release.set()
-    assert first.future.result(timeout=60) == "done" and first.finished
+    assert first.future.result(timeout=LIMIT) == "done" and first.finished
     assert (first.done, first.total) == (3, 3) and first.result() == "done" and calls == [1]
-    assert background.job("test:other-key", lambda progress: "another").future.result(60) == \
+    assert background.job("test:other-key", lambda progress: "another").future.result(LIMIT) == \
         "another"

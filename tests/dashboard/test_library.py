@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from waits import LIMIT
 
 from warlog.dashboard.library_rows import matching, rows
 from warlog.engine.bots import play_out
@@ -26,7 +27,7 @@ def library(tmp_path, monkeypatch) -> tuple[AppTest, Path]:
             game = play_out(f"lib-{seed}", load_scenario(scenario), seed=seed)
             store.append(game.state.game, game.events, 0)
     monkeypatch.setenv("WARLOG_DB", str(db))
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = AppTest.from_file(APP, default_timeout=LIMIT).run()
     at.switch_page("views/library.py").run()
     assert not at.exception
     return at, db
@@ -69,7 +70,7 @@ def test_the_library_shows_the_date_each_game_was_played(tmp_path, monkeypatch):
         bots = play_out("bots-1", load_scenario("portable-zama"), seed=1)  # no date
         store.append("bots-1", bots.events, 0)
     monkeypatch.setenv("WARLOG_DB", str(db))
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = AppTest.from_file(APP, default_timeout=LIMIT).run()
     at.switch_page("views/library.py").run()
     assert not at.exception
     table = at.dataframe[0].value

@@ -10,6 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 from streamlit.testing.v1 import AppTest
+from waits import LIMIT
 
 from warlog.engine.bots import play_out
 from warlog.engine import analysis
@@ -58,7 +59,7 @@ def period_db(tmp_path_factory) -> tuple[Path, dict[str, str]]:
 
 def _open(path: Path, game: str, monkeypatch) -> AppTest:
     monkeypatch.setenv("WARLOG_DB", str(path))
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=LIMIT)
     at.session_state["game"] = game
     at.run()
     assert not at.exception

@@ -4,16 +4,17 @@ with the verified line; an uploaded one is shown only once it re-derives, or ref
 
 The re-derivation is held at a gate until the test has seen the page waiting, so what the first
 run shows does not depend on how fast the machine is; after that, the test reruns the page until
-the check is done (a condition, with a deadline), as the page's own polling fragment would."""
+the check is done (a condition, with tests/waits.py's limit), as the page's own polling
+fragment would."""
 
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from waits import LIMIT, wait_until
 from whatif_games import bot_game
 
 from warlog.dashboard import background, data
@@ -21,7 +22,6 @@ from warlog.events.replay_file import encode_replay
 from warlog.events.sqlite_store import SQLiteEventStore
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
-DEADLINE = 120  # seconds: a small game takes well under one
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ def gate(monkeypatch) -> threading.Event:
 
     def held(events, progress=None):
         if threading.current_thread().name.startswith(background.THREAD_PREFIX):
-            assert opened.wait(DEADLINE), "the gate was never opened"
+            assert opened.wait(LIMIT), "the gate was never opened"
         return real(events, progress)
 
     monkeypatch.setattr(data, "verify", held)
@@ -46,12 +46,14 @@ def texts(elements) -> str:
 
 
 def rerun_until(at: AppTest, done) -> AppTest:
-    deadline = time.monotonic() + DEADLINE
-    while not done(at):
-        assert time.monotonic() < deadline, "the background re-derivation never finished"
-        time.sleep(0.05)
+    def finished() -> bool:
+        if done(at):
+            return True
         at.run()
         assert not at.exception
+        return False
+
+    wait_until(finished, "the background re-derivation never finished")
     return at
 
 
@@ -61,7 +63,7 @@ def open_page(tmp_path, monkeypatch, events=()) -> AppTest:
         for game in events:
             store.append(game[0]["game"], game, 0)
     monkeypatch.setenv("WARLOG_DB", str(db))
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = AppTest.from_file(APP, default_timeout=LIMIT).run()
     assert not at.exception
     return at
 

@@ -47,11 +47,18 @@ def test_a_stored_row_that_parses_but_is_no_event_is_one_line_naming_it(stored, 
                    "hash chain broken")
 
 
-def test_a_games_row_whose_json_is_corrupt_is_one_line_naming_it(stored):
+def test_a_games_row_whose_json_is_corrupt_is_listed_as_its_log_says_and_fails_verify(stored):
+    """Before: `games` failed on the games row's players. The list is now read from the log (the
+    row only repeats its first event), and verify names the forged column."""
     db, game = stored
+    before = run("games", "--json", "--db", str(db)).output
     _forge_rows(db, "UPDATE games SET players = '{oops'")
-    one_error_line(run("games", "--db", str(db), ok=False), str(db),
-                   f"game '{game}': its stored players are not valid JSON")
+    assert run("games", "--json", "--db", str(db)).output == before
+    result = run("verify", game, "--db", str(db), ok=False)
+    assert result.output.strip().splitlines() == [
+        f"FAIL game '{game}': column players of the games table says '{{oops' but the game's "
+        "first event says '{\"blue\":\"cautious\",\"red\":\"aggressive\"}' — the database was "
+        "changed outside warlog"]
 
 
 def test_a_database_with_damaged_pages_is_never_a_traceback(stored, tmp_path):

@@ -35,6 +35,7 @@ from warlog.events.replay_input import (
 )
 
 from hostile_helpers import nth, one_error_line, rechain, run
+from waits import LIMIT
 
 pytestmark = pytest.mark.usefixtures("no_ambient_db")
 
@@ -262,18 +263,18 @@ def test_a_pipe_a_device_or_a_folder_is_refused_without_blocking(tmp_path, kind)
         os.mkfifo(target)
     else:
         target = Path("/dev/zero") if kind == "device" else tmp_path
-    result = _within(10, lambda: run("import", str(target), "--db", str(tmp_path / "w.db"),
+    result = _within(LIMIT, lambda: run("import", str(target), "--db", str(tmp_path / "w.db"),
                                      ok=False))
     one_error_line(result, str(target), f"not a replay file: it is a {kind}")
     with pytest.raises(ReplayError, match=f"it is a {kind}"):
-        _within(10, lambda: load_replay(target))
+        _within(LIMIT, lambda: load_replay(target))
 
 
 def test_a_scenario_pipe_is_refused_without_blocking(tmp_path):
     pipe = tmp_path / "battle.toml"
     os.mkfifo(pipe)
     with pytest.raises(ScenarioError, match="not a scenario file"):
-        _within(10, lambda: load_scenario(pipe))
+        _within(LIMIT, lambda: load_scenario(pipe))
 
 
 # -- 4. limits: size, lines, memory, gzip ------------------------------------------------------

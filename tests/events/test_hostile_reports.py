@@ -25,6 +25,7 @@ from warlog.events.replay_file import ReplayError, encode_replay, load_replay_by
 from warlog.events.sqlite_store import SQLiteEventStore
 
 from hostile_helpers import SCENARIO, _forge_rows, nth, rechain, run
+from waits import LIMIT
 
 pytestmark = pytest.mark.usefixtures("no_ambient_db")
 
@@ -168,7 +169,7 @@ def test_the_replay_header_says_what_was_verified(tmp_path, monkeypatch, game):
     with SQLiteEventStore(db) as store:
         store.append("hostile", game, 0)
     monkeypatch.setenv("WARLOG_DB", str(db))
-    at = AppTest.from_file(app, default_timeout=60).run()
+    at = AppTest.from_file(app, default_timeout=LIMIT).run()
     assert not at.exception
     said = [c.value for c in at.caption if c.value.startswith("Verified")]
     assert said and "seeded dice re\\-rolled from the seed" in said[0], \
@@ -180,6 +181,6 @@ def test_the_replay_header_says_what_was_verified(tmp_path, monkeypatch, game):
     data.read_events.clear()  # a running dashboard keeps what it read: a fresh one
     data._rederived.clear()
     data._chain_error.clear()
-    at = AppTest.from_file(app, default_timeout=60).run()
+    at = AppTest.from_file(app, default_timeout=LIMIT).run()
     said = [c.value for c in at.caption if c.value.startswith("Not verified")]
     assert said and "hash chain is broken" in said[0], [c.value for c in at.caption]

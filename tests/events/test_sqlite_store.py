@@ -21,6 +21,7 @@ from warlog.events.store import (
     GameNotFound,
     StoreError,
 )
+from waits import LIMIT
 
 
 def test_store_satisfies_the_protocol(store):
@@ -154,7 +155,7 @@ def test_racing_writers_on_separate_connections_exactly_one_wins(db_path, build)
     def writer(name: str) -> None:
         with SQLiteEventStore(db_path) as s:
             batch = [{**e, "phase": name} for e in events[5:]]
-            barrier.wait()
+            barrier.wait(LIMIT)
             try:
                 s.append("g1", batch, 5)
                 outcomes.append(("won", name))
@@ -165,7 +166,8 @@ def test_racing_writers_on_separate_connections_exactly_one_wins(db_path, build)
     for t in threads:
         t.start()
     for t in threads:
-        t.join()
+        t.join(LIMIT)
+        assert not t.is_alive()
     winners = [name for result, name in outcomes if result == "won"]
     assert len(winners) == 1 and len(outcomes) == 4
     with SQLiteEventStore(db_path) as s:
@@ -337,5 +339,6 @@ def test_reading_and_appending_do_not_import_sqlite_utils(tmp_path):
             f"s.append('g', orjson.loads(open({str(more)!r}, 'rb').read()), 40)\n"
             "assert len(s.read('g')) == 50\n"
             "assert 'sqlite_utils' not in sys.modules, 'sqlite_utils was imported'\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=LIMIT)
     assert done.returncode == 0, done.stderr

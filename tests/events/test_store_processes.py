@@ -25,9 +25,10 @@ from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.events.store import ConcurrencyError
 
 from store_helpers import Events, heads, make_old_format, opening_length, renamed
+from waits import LIMIT
 
 FORK = multiprocessing.get_context("fork")
-WAIT = 120.0  # seconds: the limit on any wait for a condition; reached only if something hangs
+WAIT = LIMIT  # the limit on any wait for a condition (tests/waits.py); reached only if something hangs
 
 
 # ---- helpers -------------------------------------------------------------------------------

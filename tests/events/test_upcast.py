@@ -98,3 +98,14 @@ def test_an_older_event_is_raised_step_by_step(monkeypatch):
     assert upcast(old) == {"kind": "dice_rolled", "game": "g", "seq": 3, "turn": 1, "v": 2,
                            "purpose": "shooting", "faces": [4]}
     assert old["why"] == "shooting"  # the stored dict is not modified
+
+
+@pytest.mark.parametrize("version", [0, -5, -(10**8), -(2**63), True, "3", None])
+def test_a_version_warlog_never_wrote_is_refused_at_once(version):
+    """Before: ``v: -2**63`` (chain recomputed) made every reader spin forever, raising the
+    event one version at a time; ``v: -10**8`` ran past 40 s; ``v: -5`` was accepted."""
+    event = {"kind": "phase_started", "game": "g", "seq": 2, "turn": 1, "v": version}
+    with pytest.raises(UpcastError, match="1 to"):
+        upcast(event)
+    with pytest.raises(EventError, match="1 to"):
+        parse_event(event)

@@ -46,7 +46,7 @@ GAMES = [
     ("napoleonic-hougoumont", 6),
     ("density-granicus", 4),
 ]
-MUTANTS_PER_GAME = 200  # 5 x 200 = 1,000 files
+MUTANTS_PER_GAME = 140  # 5 x 140 = 700 files
 PLAYERS = {"red": "Ann", "blue": "Bob"}
 FREE = {("note", "text"), ("note", "author"), ("order_retracted", "order")}
 """Inputs no consequence depends on: another value there is another genuine game. So is an

@@ -294,11 +294,15 @@ class Frontier:
         labels: dict[Cell, list[tuple[int, int]]] = {u.cell: [(2 * judge.row["move"], 0)]}
         ended: dict[Cell, tuple[Cell, ...]] = {}
         frontier = [(u.cell, 2 * judge.row["move"], 0, ())]
+        # a cell held by any unit, or impassable, refuses every step into it (the judge's first
+        # checks, whether the unit stops there or not): skipped here without asking it twice
+        closed = set(judge.occupant) | {c for c, t in state.terrain.items()
+                                        if t in judge.impassable}
         while frontier:
             nxt = []
             for cell, points, climbed, path in frontier:
                 for n in state.grid.neighbours(cell):
-                    if n in path or n == u.cell:
+                    if n in closed or n in path or n == u.cell:
                         continue
                     for last in (True, False):
                         try:

@@ -149,6 +149,8 @@ class Grid:
                 raise ValueError(f"grid {name} must be a positive whole number, got {value!r}")
         object.__setattr__(self, "facings", FACINGS[self.kind])
         object.__setattr__(self, "_square", self.kind == "square")
+        # A cell's on-board neighbours, found once (no field: not compared, hashed or shown).
+        object.__setattr__(self, "_near", {})
 
     # -- topology ----------------------------------------------------------------------------
     def contains(self, cell: Cell) -> bool:
@@ -180,8 +182,16 @@ class Grid:
         return self.facings[(self.facings.index(facing) + n // 2) % n]
 
     def neighbours(self, cell: Cell) -> list[Cell]:
-        """On-board cells sharing a side with `cell`, in facings order."""
-        return [n for n in (self.step(cell, f) for f in self.facings) if self.contains(n)]
+        """On-board cells sharing a side with `cell`, in facings order (a new list each call:
+        the board never changes, so each cell's are found once; move generators ask for them
+        hundreds of thousands of times a game)."""
+        key = (cell[0], cell[1])  # a cell given as a list works too
+        near = self._near.get(key)
+        if near is None:
+            near = tuple(n for n in (self.step(key, f) for f in self.facings)
+                         if self.contains(n))
+            self._near[key] = near
+        return list(near)
 
     def facing_to(self, cell: Cell, neighbour: Cell) -> str | None:
         """The side of `cell` that touches `neighbour`, or None if they share no side."""

@@ -401,3 +401,16 @@ def test_areas_join_touching_cells_of_one_kind_and_nothing_else():
     assert [(5, 5), (6, 6)] in _groups(hexes)
     assert sorted(set(square.values())) == list(range(5))  # numbered 0, 1, ... in cell order
     assert square == areas(make_grid("square", 8, 8), dict(reversed(board.items())))
+
+
+@pytest.mark.parametrize("kind", ["square", "hex", "brick"])
+def test_neighbours_asked_again_are_the_same_and_a_new_list(kind):
+    """Found once per cell: asking again gives the same cells, in facings order, as a list the
+    caller may change without changing the next answer."""
+    grid = Grid(kind, 5, 4)
+    for cell in grid.cells():
+        first = grid.neighbours(cell)
+        expected = [n for n in (grid.step(cell, f) for f in grid.facings) if grid.contains(n)]
+        assert first == expected
+        first.append((99, 99))
+        assert grid.neighbours(list(cell)) == expected

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from warlog.events.replay_input import short_repr
+
 _MASK = (1 << 64) - 1
 
 
@@ -91,14 +93,9 @@ class RecordedDice:
         if type(face) is not int or not 1 <= face <= sides:
             seq = self._seqs[self.rolled] if self.rolled < len(self._seqs) else None
             where = f"event seq {seq} (dice_rolled): " if seq is not None else ""
-            raise DiceError(f"{where}a d{sides} shows 1 to {sides}, not {_face(face)}")
+            raise DiceError(f"{where}a d{sides} shows 1 to {sides}, not {short_repr(face, 24)}")
         self.rolled += 1
         return face
-
-
-def _face(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 24 else text[:21] + "..."
 
 
 class ManualDice:

@@ -27,6 +27,7 @@ from pydantic import ValidationError
 
 from warlog.engine.state import GameState
 from warlog.events import model
+from warlog.events.replay_input import short_repr
 
 Event = dict[str, Any]
 
@@ -46,9 +47,7 @@ def check_signature(state: GameState, by: Any) -> None:
     """InputError unless ``by`` (an order's signature) is the acting side's player, or None."""
     if by is None or by == signer(state):
         return
-    text = repr(by)
-    text = text if len(text) <= 40 else text[:37] + "..."
-    raise InputError(f"the order is signed by {text}, but {state.to_act} is played by "
+    raise InputError(f"the order is signed by {short_repr(by, 40)}, but {state.to_act} is played by "
                      f"{signer(state)!r}: an order is signed by the player of the side that acts")
 
 

@@ -341,7 +341,7 @@ def _rederive(events: list[Event], progress: dict[str, int], tell: Progress, tot
                     check_signature(state, by)
                 except InputError as exc:
                     raise _Stop(logged["seq"], f"{_describe(logged)}: {exc}") from None
-            if player in POLICIES:
+            else:
                 progress["bot_orders"] += 1
                 by = player  # a bot's orders are signed with its policy's name
                 said = f"{_describe(logged)}: the {player} bot playing {state.to_act}"

@@ -46,6 +46,11 @@ ATTACK_COLOURS = {"shooting": "#ef6c00", "melee": "#6a1b9a", "contact": "#6a1b9a
 BOARD_PX = 720  # the width the board is sized for: markers are pixels, cells are data units
 
 
+def _scatter(**props: Any) -> dict:
+    """A scatter trace as the dict plotly would serialise it."""
+    return {"type": "scatter", **props}
+
+
 def _polygons(grid, cells: Iterable[tuple[int, int]]) -> tuple[list, list]:
     """x and y of closed polygons separated by None (one trace can then draw many cells)."""
     xs: list[float | None] = []
@@ -105,14 +110,14 @@ def _unit_hover(state: GameState, u) -> str:
             + (f"<br><i>{status}</i>" if status else ""))
 
 
-def _add_status(fig: go.Figure, state: GameState, size: float) -> None:
+def _add_status(traces: list[dict], state: GameState, size: float) -> None:
     """One trace per kind of period state (out of ammunition, square, trench, hull-down,
     spotted), marking the units it applies to, and the trench cells themselves (under the
     source's reading a trench is wherever a defender's unit stands on open ground)."""
     trenches = trench_cells(state)
     if trenches:
         xs, ys = _polygons(state.grid, trenches)
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name="trench", hoverinfo="skip",
+        traces.append(_scatter(x=xs, y=ys, mode="lines", name="trench", hoverinfo="skip",
                                  line={"color": TRENCH_COLOUR, "width": 3, "dash": "dash"},
                                  meta={"role": "trenches"}))
     marked: dict[str, list] = {}
@@ -124,7 +129,7 @@ def _add_status(fig: go.Figure, state: GameState, size: float) -> None:
         if not units:
             continue
         centres = [state.grid.centre(u.cell) for u in units]
-        fig.add_trace(go.Scatter(
+        traces.append(_scatter(
             x=[p[0] for p in centres], y=[p[1] for p in centres], mode="markers",
             marker={"symbol": symbol, "size": size * 1.35, "color": colour,
                     "line": {"width": 3, "color": colour}},
@@ -132,7 +137,7 @@ def _add_status(fig: go.Figure, state: GameState, size: float) -> None:
             meta={"role": "status", "status": status, "units": [u.id for u in units]}))
 
 
-def _add_terrain(fig: go.Figure, state: GameState) -> None:
+def _add_terrain(traces: list[dict], state: GameState) -> None:
     grid, scenario = state.grid, state.scenario
     by_kind: dict[str, list] = {}
     for cell in grid.cells():
@@ -141,13 +146,13 @@ def _add_terrain(fig: go.Figure, state: GameState) -> None:
     kinds += sorted(set(by_kind) - set(TERRAIN_COLOURS))  # a kind without a colour yet: grey
     for kind in kinds:
         xs, ys = _polygons(grid, by_kind[kind])
-        fig.add_trace(go.Scatter(
+        traces.append(_scatter(
             x=xs, y=ys, mode="lines", fill="toself", fillcolor=TERRAIN_COLOURS.get(kind, "#dddddd"),
             line={"color": "rgba(90,90,90,0.35)", "width": 1}, hoverinfo="skip", name=kind,
             meta={"role": "terrain", "terrain": kind}))
     cells = grid.cells()
     centres = [grid.centre(c) for c in cells]
-    fig.add_trace(go.Scatter(  # invisible points so hovering a cell names it
+    traces.append(_scatter(  # invisible points so hovering a cell names it
         x=[p[0] for p in centres], y=[p[1] for p in centres], mode="markers",
         marker={"size": 18, "opacity": 0}, showlegend=False, name="cells", meta={"role": "cells"},
         hovertemplate="%{text}<extra></extra>",
@@ -155,19 +160,19 @@ def _add_terrain(fig: go.Figure, state: GameState) -> None:
     objectives = [tuple(c) for c in scenario.victory.objectives]
     if objectives:
         xs, ys = _polygons(grid, objectives)
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name="objective", hoverinfo="skip",
+        traces.append(_scatter(x=xs, y=ys, mode="lines", name="objective", hoverinfo="skip",
                                  line={"color": OBJECTIVE_COLOUR, "width": 4},
                                  meta={"role": "objectives"}))
 
 
-def _add_highlights(fig: go.Figure, state: GameState, highlight: Sequence[dict],
-                    size: float) -> None:
+def _add_highlights(traces: list[dict], annotations: list[dict], state: GameState,
+                    highlight: Sequence[dict], size: float) -> None:
     grid = state.grid
     for i, h in enumerate(highlight):
         kind = h["kind"]
         if kind == "path":
             pts = [grid.centre(tuple(c)) for c in h["cells"]]
-            fig.add_trace(go.Scatter(
+            traces.append(_scatter(
                 x=[p[0] for p in pts], y=[p[1] for p in pts], mode="lines+markers",
                 line={"color": SIDE_COLOURS.get(h.get("side"), "#333"), "width": 4, "dash": "dot"},
                 marker={"symbol": ["circle"] + ["arrow"] * (len(pts) - 1), "angleref": "previous",
@@ -177,7 +182,7 @@ def _add_highlights(fig: go.Figure, state: GameState, highlight: Sequence[dict],
                 meta={"role": "highlight", "kind": "path", "unit": h["unit"], "index": i}))
         elif kind in ATTACK_COLOURS:
             (x0, y0), (x1, y1) = grid.centre(tuple(h["from"])), grid.centre(tuple(h["to"]))
-            fig.add_trace(go.Scatter(
+            traces.append(_scatter(
                 x=[x0, x1], y=[y0, y1], mode="lines+markers",
                 line={"color": ATTACK_COLOURS[kind], "width": 7 if kind != "shooting" else 3,
                       "dash": "dash" if kind == "shooting" else "solid"},
@@ -187,13 +192,13 @@ def _add_highlights(fig: go.Figure, state: GameState, highlight: Sequence[dict],
                 meta={"role": "highlight", "kind": kind, "source": h["source"],
                       "target": h["target"], "index": i}))
             if h.get("label"):  # above the target, where the units' circles do not hide it
-                fig.add_annotation(x=x1, y=y1 - 0.5, text=h["label"], showarrow=False,
-                                   font={"color": ATTACK_COLOURS[kind], "size": 13},
-                                   bgcolor="rgba(255,255,255,0.85)",
-                                   bordercolor=ATTACK_COLOURS[kind])
+                annotations.append({"x": x1, "y": y1 - 0.5, "text": h["label"],
+                                    "showarrow": False, "bgcolor": "rgba(255,255,255,0.85)",
+                                    "font": {"color": ATTACK_COLOURS[kind], "size": 13},
+                                    "bordercolor": ATTACK_COLOURS[kind]})
         elif kind == "removed":
             x, y = grid.centre(tuple(h["cell"]))
-            fig.add_trace(go.Scatter(
+            traces.append(_scatter(
                 x=[x], y=[y], mode="markers", name=f"removed {h['unit']}", showlegend=False,
                 marker={"symbol": "x-thin", "size": size, "line": {"width": 4, "color": "#333"}},
                 hovertemplate=f"{h['unit']} removed<extra></extra>",
@@ -227,13 +232,13 @@ def symbol_kind(unit_type: str) -> str:
                 "infantry")
 
 
-def _add_fallen(fig: go.Figure, state: GameState, size: float) -> None:
+def _add_fallen(traces: list[dict], state: GameState, size: float) -> None:
     """Removed units, faded, where they fell."""
     fallen = [u for u in state.units.values() if u.removed]
     if not fallen:
         return
     centres = [state.grid.centre(u.cell) for u in fallen]
-    fig.add_trace(go.Scatter(
+    traces.append(_scatter(
         x=[p[0] for p in centres], y=[p[1] for p in centres], mode="markers",
         marker={"symbol": "circle", "size": size * 0.8, "opacity": 0.25,
                 "color": [SIDE_COLOURS[u.side] for u in fallen]},
@@ -251,7 +256,7 @@ def strength_left(state: GameState, u) -> tuple[int, int]:
     return max(full - lost, 0), full
 
 
-def _add_strength(fig: go.Figure, state: GameState) -> None:
+def _add_strength(traces: list[dict], state: GameState) -> None:
     """A bar under each live unit: grey for what it started with, its side's colour for what
     is left."""
     for side in SIDES:
@@ -272,18 +277,18 @@ def _add_strength(fig: go.Figure, state: GameState) -> None:
             ys_full += [y0, y0, None]
             xs_left += [x0, x0 + 0.6 * (left / full if full else 0), None]
             ys_left += [y0, y0, None]
-        fig.add_trace(go.Scatter(x=xs_full, y=ys_full, mode="lines", hoverinfo="skip",
+        traces.append(_scatter(x=xs_full, y=ys_full, mode="lines", hoverinfo="skip",
                                  line={"color": "#bdbdbd", "width": 5}, showlegend=False,
                                  name=f"{side} strength (full)",
                                  meta={"role": "strength_full", "side": side}))
-        fig.add_trace(go.Scatter(x=xs_left, y=ys_left, mode="lines", hoverinfo="skip",
+        traces.append(_scatter(x=xs_left, y=ys_left, mode="lines", hoverinfo="skip",
                                  line={"color": SIDE_COLOURS[side], "width": 5}, showlegend=False,
                                  name=f"{side} strength",
                                  meta={"role": "strength", "side": side,
                                        "units": [u.id for u in units], "left": lefts}))
 
 
-def _add_symbols(fig: go.Figure, state: GameState, size: float) -> None:
+def _add_symbols(traces: list[dict], state: GameState, size: float) -> None:
     """A type symbol beside each live unit's circle, one legend entry per symbol in play."""
     by_kind: dict[str, list] = {}
     for u in state.alive():
@@ -293,7 +298,7 @@ def _add_symbols(fig: go.Figure, state: GameState, size: float) -> None:
         if not units:
             continue
         spots = [state.grid.centre(u.cell) for u in units]
-        fig.add_trace(go.Scatter(
+        traces.append(_scatter(
             x=[x - 0.3 for x, _ in spots], y=[y - 0.3 for _, y in spots], mode="markers",
             marker={"symbol": symbol, "size": size * 0.38, "color": "#212121",
                     "line": {"width": 2, "color": "#212121"}},
@@ -301,12 +306,12 @@ def _add_symbols(fig: go.Figure, state: GameState, size: float) -> None:
             meta={"role": "symbols", "kind": kind, "units": [u.id for u in units]}))
 
 
-def _add_units(fig: go.Figure, state: GameState, size: float) -> None:
+def _add_units(traces: list[dict], state: GameState, size: float) -> None:
     grid = state.grid
     for side in SIDES:
         units = state.alive(side)
         centres = [grid.centre(u.cell) for u in units]
-        fig.add_trace(go.Scatter(
+        traces.append(_scatter(
             x=[p[0] for p in centres], y=[p[1] for p in centres], mode="markers+text",
             marker={"symbol": "circle", "size": size, "color": SIDE_COLOURS[side],
                     "line": {"color": "white", "width": 2}},
@@ -320,8 +325,9 @@ def _add_units(fig: go.Figure, state: GameState, size: float) -> None:
             a = grid.facing_angle(u.facing)
             rad = math.radians(a)
             tips.append((x + 0.38 * math.cos(rad), y - 0.38 * math.sin(rad)))
-            angles.append(90 - a)  # plotly turns markers clockwise from "up"
-        fig.add_trace(go.Scatter(
+            # plotly turns markers clockwise from "up", in [-180, 180) as its validator writes
+            angles.append((90 - a + 180) % 360 - 180)
+        traces.append(_scatter(
             x=[t[0] for t in tips], y=[t[1] for t in tips], mode="markers", hoverinfo="skip",
             marker={"symbol": "triangle-up", "size": size * 0.45, "angle": angles,
                     "color": FACING_COLOURS[side], "line": {"color": "white", "width": 1}},
@@ -333,13 +339,13 @@ REACH_COLOURS = {"zone": "rgba(255, 193, 7, 0.35)", "move": "#2e7d32", "target":
                  "selected": "#ffab00"}
 
 
-def _add_reach(fig: go.Figure, state: GameState, reach: UnitReach, size: float) -> None:
+def _add_reach(traces: list[dict], state: GameState, reach: UnitReach, size: float) -> None:
     """The selected unit: a ring around it, its fire zone shaded, a dot on every cell a legal
     move ends on, a ring on every enemy it may attack and a cross on every cell it may bombard."""
     grid, unit = state.grid, state.units[reach.unit]
     if reach.zone_cells:
         xs, ys = _polygons(grid, reach.zone_cells)
-        fig.add_trace(go.Scatter(
+        traces.append(_scatter(
             x=xs, y=ys, mode="lines", fill="toself", fillcolor=REACH_COLOURS["zone"],
             line={"color": "rgba(255, 143, 0, 0.8)", "width": 1}, hoverinfo="skip",
             name=f"{reach.unit}: {reach.zone.what}",
@@ -351,7 +357,7 @@ def _add_reach(fig: go.Figure, state: GameState, reach: UnitReach, size: float) 
         if not cells:
             continue
         centres = [grid.centre(c) for c in cells]
-        fig.add_trace(go.Scatter(
+        traces.append(_scatter(
             x=[p[0] for p in centres], y=[p[1] for p in centres], mode="markers",
             marker={"symbol": symbol, "size": size * scale, "color": colour,
                     "line": {"width": 3, "color": colour}},
@@ -364,7 +370,7 @@ def _add_reach(fig: go.Figure, state: GameState, reach: UnitReach, size: float) 
             continue
         colour = REACH_COLOURS[kind]
         centres = [grid.centre(u.cell) for u in chosen]
-        fig.add_trace(go.Scatter(
+        traces.append(_scatter(
             x=[p[0] for p in centres], y=[p[1] for p in centres], mode="markers",
             marker={"symbol": "circle-open", "size": size * scale, "color": colour,
                     "line": {"width": 4, "color": colour}},
@@ -405,23 +411,23 @@ def board_figure(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
     cell_px = width_px / w
     height = int(cell_px * h) + 120  # + the column numbers above and the legend below
     size = max(10.0, cell_px * 0.6)
-    fig = go.Figure()
-    _add_terrain(fig, state)
+    traces: list[dict] = []
+    annotations: list[dict] = []
+    _add_terrain(traces, state)
     if selected is not None:
-        _add_reach(fig, state, selected, size)
-    _add_highlights(fig, state, highlight, size)
-    _add_status(fig, state, size)
-    _add_fallen(fig, state, size)
-    _add_units(fig, state, size)
-    _add_strength(fig, state)
-    _add_symbols(fig, state, size)
-    for trace in fig.data:  # a click selects a unit: plotly must not fade the rest of the board
-        opacity = trace.marker.opacity if trace.marker.opacity is not None else 1
-        trace.update(selected={"marker": {"opacity": opacity}},
-                     unselected={"marker": {"opacity": opacity}})
+        _add_reach(traces, state, selected, size)
+    _add_highlights(traces, annotations, state, highlight, size)
+    _add_status(traces, state, size)
+    _add_fallen(traces, state, size)
+    _add_units(traces, state, size)
+    _add_strength(traces, state)
+    _add_symbols(traces, state, size)
+    for trace in traces:  # a click selects a unit: plotly must not fade the rest of the board
+        opacity = trace.get("marker", {}).get("opacity", 1)
+        trace["selected"] = trace["unselected"] = {"marker": {"opacity": opacity}}
     row0 = [grid.centre((c, 0)) for c in range(grid.width)]
     col0 = [grid.centre((0, r)) for r in range(grid.height)]
-    fig.update_layout(
+    layout = dict(
         height=height, margin={"l": 30, "r": 10, "t": 10, "b": 10}, plot_bgcolor="white",
         paper_bgcolor="white", hovermode="closest", uirevision=state.game,
         legend={"orientation": "h", "yanchor": "top", "y": -0.02, "x": 0},
@@ -431,4 +437,8 @@ def board_figure(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
                "scaleanchor": "x", "scaleratio": 1,
                "tickvals": [p[1] for p in col0], "ticktext": [str(r) for r in range(grid.height)]},
     )
-    return fig
+    if annotations:
+        layout["annotations"] = annotations
+    # built as plain dicts and handed over unvalidated: plotly's validation of every property
+    # was most of a step's cost, and tests/dashboard/test_board.py validates every kind of trace
+    return go.Figure({"data": traces, "layout": layout}, _validate=False)

@@ -31,6 +31,11 @@ def pytest_configure(config):
     settings.register_profile("warlog", deadline=None,
                               suppress_health_check=[HealthCheck.too_slow])
     settings.load_profile("warlog")
+    # As `warlog dashboard` runs it (warlog/cli.py): the pages use no magic, and AppTest would
+    # otherwise rewrite each page's syntax tree for it on every run (a third of a step's cost).
+    from streamlit import config as streamlit_config
+
+    streamlit_config.set_option("runner.magicEnabled", False)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -38,18 +43,42 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(scope="session")
-def bundled_games() -> dict[str, list[dict]]:
+def bundled_games(tmp_path_factory, worker_id) -> dict[str, list[dict]]:
     """The event logs of a bot game of every bundled scenario (seed 7), a random game, and every
-    golden game: played once per worker, read by the analysis and the narration tests."""
-    from warlog.engine.bots import play_out
-    from warlog.engine.scenario import bundled_scenarios, load_scenario
+    golden game: played once a run (tests/run_once.py), read by the analysis and the narration
+    tests."""
+    from run_once import built_once
 
-    out = {sc.id: play_out(f"g-{sc.id}", sc, seed=7).events for sc in bundled_scenarios()}
-    out["random"] = play_out("g-random", load_scenario("ancients-river-crossing"), seed=3,
-                             red="random", blue="random").events
+    def play(path: Path) -> None:
+        from warlog.engine.bots import play_out
+        from warlog.engine.scenario import bundled_scenarios, load_scenario
+
+        out = {sc.id: play_out(f"g-{sc.id}", sc, seed=7).events for sc in bundled_scenarios()}
+        out["random"] = play_out("g-random", load_scenario("ancients-river-crossing"), seed=3,
+                                 red="random", blue="random").events
+        path.write_bytes(orjson.dumps(out))
+
+    out = orjson.loads(built_once(tmp_path_factory, worker_id, "bundled_games.json", play)
+                       .read_bytes())
     for path in sorted(GOLDEN.glob("*.events.jsonl")):
         out[path.name] = [orjson.loads(line) for line in path.read_bytes().splitlines() if line]
     return out
+
+
+@pytest.fixture(scope="session")
+def demo_db_file(tmp_path_factory, worker_id) -> Path:
+    """A database seeded with warlog's demo games (warlog/demo.py), built once a run: copy it
+    (run_once.copied) before writing to it."""
+    from run_once import built_once
+
+    def seed(path: Path) -> None:
+        from warlog.demo import ensure_demo_games
+        from warlog.events.sqlite_store import SQLiteEventStore
+
+        with SQLiteEventStore(path) as store:
+            ensure_demo_games(store)
+
+    return built_once(tmp_path_factory, worker_id, "demo.db", seed)
 
 
 @pytest.fixture(scope="session")

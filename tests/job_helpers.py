@@ -25,6 +25,17 @@ class socket_without_listener:
         pass
 
 
+def _sigint_as_at_a_terminal() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+AS_FROM_A_TERMINAL = {"start_new_session": True, "preexec_fn": _sigint_as_at_a_terminal}
+"""Popen arguments for a command the test will Ctrl-C: a session of its own (the signal goes to
+its whole group), and SIGINT at its default whatever the runner's. A shell starts a background
+job (``./dev test &``, nohup, many CI runners) with SIGINT ignored, a child inherits that, and
+Python then installs no KeyboardInterrupt handler: the command would rightly ignore the Ctrl-C."""
+
+
 class Interrupted:
     def __init__(self, returncode: int, stderr: str) -> None:
         self.returncode, self.stderr = returncode, stderr
@@ -35,7 +46,7 @@ def interrupt_when_progress_shows(argv: list[str], prefix: str, suffix: str) -> 
     as a terminal does (SIGINT to the whole process group); wait for it and for every process it
     started to be gone (conditions, each with tests/waits.py's limit)."""
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            **AS_FROM_A_TERMINAL)
     try:
         lines = Lines(proc.stderr)
         seen = lines.until(

@@ -366,7 +366,8 @@ def dashboard(
     # the browser tab is opened here instead, once the server answers.
     cmd = [sys.executable, "-m", "streamlit", "run", str(app_file), "--server.port", str(port),
            "--server.address", address, "--server.headless", "true",
-           "--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal"]
+           "--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal",
+           "--runner.magicEnabled", "false"]  # the pages write nothing by a bare expression
     url = f"http://localhost:{port}"
     out.print(f"warlog dashboard on {url} (Ctrl+C to stop)")
     raise typer.Exit(serve(cmd, env, url if open_browser else None))

@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 import warlog.study
 import warlog.study_cmd
 from cli_run import no_ambient_db  # noqa: F401 (a fixture: fresh folder, no WARLOG_DB)
+from job_helpers import AS_FROM_A_TERMINAL
 from warlog.cli import app as warlog_app
 from warlog.engine.bots import play_out
 from warlog.engine.scenario import load_scenario
@@ -248,7 +249,7 @@ def test_sigint_on_a_local_cluster_exits_130_and_leaves_no_process(tmp_path):
         [sys.executable, "-c", code, "simulate", SCENARIO, "--games", "3000", *RANDOM,
          "--scheduler", "local", "--workers", "1"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
-        start_new_session=True)
+        **AS_FROM_A_TERMINAL)
     with proc:  # closes the pipes however the test leaves
         try:
             errors = Lines(proc.stderr)

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pytest
+from run_once import copied
 from streamlit.testing.v1 import AppTest
 from waits import LIMIT
 
@@ -26,11 +27,12 @@ SHORT_GAME = "demo-ancients-river-crossing-1"  # the demo game with the fewest s
 
 
 @pytest.fixture(scope="session")
-def demo_db(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("warlog-db") / "demo.db"
+def demo_db(demo_db_file, tmp_path_factory) -> Path:
+    path = copied(demo_db_file, tmp_path_factory.mktemp("warlog-db") / "demo.db")
     with SQLiteEventStore(path) as store:
         others = sum(s.period != "ancients" for s in bundled_scenarios())
-        assert ensure_demo_games(store) == 6 + others  # two a scenario for Ancients, one else
+        assert len(store.games()) == 6 + others  # two a scenario for Ancients, one else
+        assert ensure_demo_games(store) == 0  # and none added to a database that has games
     return path
 
 

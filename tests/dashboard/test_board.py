@@ -205,3 +205,27 @@ def test_a_click_does_not_fade_the_board(games):
     for t in fig.data:
         own = t.marker.opacity if t.marker.opacity is not None else 1
         assert t.unselected.marker.opacity == own == t.selected.marker.opacity, t.name
+
+
+@pytest.mark.parametrize("kind", ["square", "hex", "brick"])
+def test_every_property_the_board_draws_is_one_plotly_knows(games, kind):
+    """The board is built from plain dicts without plotly's validation (it was most of a step's
+    cost), so a misspelt property would reach the browser silently: here every figure of the
+    game's steps, with its highlights and a selected unit's reach, goes through the validation
+    the dashboard skips (it raises ValueError naming the property)."""
+    import plotly.graph_objects as go
+
+    from warlog.engine.reach import unit_reach
+
+    events, tl = games[kind]
+    roles = set()
+    for step in analysis.steps(events)[::3]:
+        state = tl.state_at(step.last)
+        marks = analysis.highlights(events[step.first : step.last + 1], state)
+        live = state.alive(state.to_act) if state.to_act else []
+        reach = unit_reach(state, live[0].id) if live else None
+        drawn = board.board_figure(state, highlight=marks, selected=reach).to_dict()
+        go.Figure(drawn)
+        roles |= {t["meta"]["role"] for t in drawn["data"]}
+    assert {"terrain", "cells", "units", "facing", "strength", "symbols", "highlight",
+            "reach_selected", "fallen"} <= roles

@@ -17,9 +17,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from run_once import copied
 from waits import LIMIT, LIMIT_MS, wait_until
 
-from warlog.demo import ensure_demo_games
 from warlog.events.sqlite_store import SQLiteEventStore
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -37,12 +37,11 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tmp_path_factory, demo_db_file):
     """A streamlit server on a demo database; stopped (by its pid) whatever the test does."""
     tmp = tmp_path_factory.mktemp("browser")
-    db = tmp / "demo.db"
+    db = copied(demo_db_file, tmp / "demo.db")
     with SQLiteEventStore(db) as store:
-        ensure_demo_games(store)
         first_game = store.read(store.games()[0].id, upto=1)[0]  # the page opens on it
     port = _free_port()
     env = {**os.environ, "WARLOG_DB": str(db), "HOME": str(tmp)}

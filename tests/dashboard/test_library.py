@@ -19,12 +19,18 @@ from warlog.tabletop import new_game
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
 
+@pytest.fixture(scope="module")
+def library_games() -> list:
+    """Two bot games (One Hour Wargames and the Portable Wargame), played once for the module."""
+    return [play_out(f"lib-{seed}", load_scenario(scenario), seed=seed)
+            for seed, scenario in ((1, "ancients-river-crossing"), (2, "portable-zama"))]
+
+
 @pytest.fixture
-def library(tmp_path, monkeypatch) -> tuple[AppTest, Path]:
+def library(library_games, tmp_path, monkeypatch) -> tuple[AppTest, Path]:
     db = tmp_path / "lib.db"
     with SQLiteEventStore(db) as store:
-        for seed, scenario in ((1, "ancients-river-crossing"), (2, "portable-zama")):
-            game = play_out(f"lib-{seed}", load_scenario(scenario), seed=seed)
+        for game in library_games:
             store.append(game.state.game, game.events, 0)
     monkeypatch.setenv("WARLOG_DB", str(db))
     at = AppTest.from_file(APP, default_timeout=LIMIT).run()

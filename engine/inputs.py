@@ -16,7 +16,11 @@ is what people (or a bot's choice, or a die) brought to the game, and each field
 * ``dice_rolled`` in a table game (manual dice): each face a whole number from 1 to the sides
   of the die the rules asked for (engine/dice.py ``RecordedDice``);
 * ``note``: about an event before it, with that event's turn and no side, phase, cause or
-  rules of its own, its text not blank, at most ``MAX_NOTES`` in a game.
+  rules of its own, at most ``MAX_NOTES`` in a game;
+* ``order_retracted``: at most ``MAX_RETRACTIONS`` in a game;
+* every free-text field (a player's or author's name, a note's text, the scenario's title ...)
+  and every list: the rule and cap its type states (events/fields.py), checked wherever the
+  event is validated, so by the reader and by the events made here to compare.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from pydantic import ValidationError
 
 from warlog.engine.state import GameState
 from warlog.events import model
+from warlog.events.fields import first_problem
 from warlog.events.replay_input import short_repr
 
 Event = dict[str, Any]
@@ -51,6 +56,13 @@ def check_signature(state: GameState, by: Any) -> None:
                      f"{signer(state)!r}: an order is signed by the player of the side that acts")
 
 
+def check_retractions(retracted: int) -> None:
+    """InputError if a game that already holds ``retracted`` withdrawn orders may take no more
+    (``MAX_RETRACTIONS``): verify asks it before each one, the recorder before an undo."""
+    if retracted >= model.MAX_RETRACTIONS:
+        raise InputError(f"a game holds at most {model.MAX_RETRACTIONS:,} withdrawn orders")
+
+
 def expected_note(events: list[Event], state: GameState, logged: Event, notes: int) -> Event:
     """The note event the log may hold where ``state`` stands, with ``logged``'s own text and
     author (``notes``: the notes before it); InputError saying which rule it breaks."""
@@ -59,15 +71,11 @@ def expected_note(events: list[Event], state: GameState, logged: Event, notes: i
         raise InputError(f"it is about event {about!r}, which does not come before it")
     if notes >= model.MAX_NOTES:
         raise InputError(f"a game holds at most {model.MAX_NOTES:,} notes")
-    text = logged.get("text")
-    if not isinstance(text, str) or not text.strip():
-        raise InputError("a note needs some text")
     target = events[about - 1]
     turn = target.get("turn") if isinstance(target, dict) else None
     try:
         return model.to_dict(model.Note(game=state.game, seq=state.seq + 1, turn=turn,
-                                        about=about, text=text, author=logged.get("author")))
+                                        about=about, text=logged.get("text"),
+                                        author=logged.get("author")))
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "note"
-        raise InputError(f"field '{field}': {first['msg']}") from None
+        raise InputError(first_problem(exc)) from None

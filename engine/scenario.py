@@ -63,24 +63,19 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    Strict,
     StrictInt,
-    StrictStr,
     ValidationError,
 )
 
-from warlog.events import ids
+from warlog.events import fields, ids
+from warlog.events.fields import MAX_CELLS, MAX_GRID_SIDE, MAX_TERRAIN_KINDS, MAX_UNITS
 from warlog.events.model import OmitsUnset
 from warlog.events.safe_files import FileKind, FileRefused, read_text
 
 SIDES = ("red", "blue")
-MAX_GRID_SIDE = 40
-"""A board's width and height, in cells, at most (a replay header carries its scenario too)."""
 MAX_TURN_LIMIT = 100
 """victory.turn_limit at most."""
-MAX_UNITS = 60
-"""Units on the board at the start, both sides together (the largest bundled scenario has 20):
-every bot weighs each of its units against each enemy every order, so a game's cost grows with
-the square of its units; 60 keeps a simulated game within seconds."""
 MAX_SCENARIO_BYTES = 1024 * 1024
 """A scenario file's size (the largest bundled one is a few KB)."""
 MAX_SCENARIO_DEPTH = 8
@@ -118,18 +113,47 @@ def _cell(value: Any) -> Any:
 Cell = Annotated[tuple[int, int], BeforeValidator(_cell)]
 
 
+def _strict(kind: Any) -> Any:
+    """``kind`` (a field type of events/fields.py) taking text only as text (TOML's types)."""
+    return Annotated[kind, Strict()]
+
+
+# The field types of a scenario: events/fields.py's rules and caps, text taken only as text.
+ScenarioId = _strict(fields.name("scenario id", MAX_SCENARIO_ID_CHARS,
+                                 "game ids are made from it"))
+SideName = _strict(fields.SideName)
+UnitId = _strict(fields.UnitId)
+UnitType = _strict(fields.UnitType)
+Facing = _strict(fields.Facing)
+UnitName = _strict(fields.UnitName)
+Formation = _strict(fields.Formation)
+Title = _strict(fields.Title)
+Description = _strict(fields.Description)
+RuleSystem = _strict(fields.RuleSystem)
+Period = _strict(fields.Period)
+GridKind = _strict(fields.word("grid kind"))
+SideWord = _strict(fields.word("side"))
+Quality = _strict(fields.word("quality"))
+TerrainKind = _strict(fields.word("terrain kind"))
+Cells = fields.items(Cell, MAX_CELLS, "distinct cells of the largest board")
+ArmyCells = fields.items(Cell, MAX_UNITS, "a cell for each unit of the army (at most 6)")
+HillLevels = fields.items(tuple[StrictInt, StrictInt, StrictInt], MAX_CELLS,
+                          "a level for each cell of the largest board")
+Terrain = fields.table(TerrainKind, Cells, MAX_TERRAIN_KINDS, "the rule tables know 15 kinds")
+
+
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class GridSpec(_Frozen):
-    kind: StrictStr
+    kind: GridKind
     width: StrictInt = Field(ge=2, le=MAX_GRID_SIDE)
     height: StrictInt = Field(ge=2, le=MAX_GRID_SIDE)
 
 
 class SideSpec(_Frozen):
-    name: StrictStr = Field(min_length=1)
+    name: SideName
 
 
 class UnitSpec(OmitsUnset, _Frozen):
@@ -137,14 +161,15 @@ class UnitSpec(OmitsUnset, _Frozen):
     column, square; artillery limbered or unlimbered); ``density``: its formation density
     (density). Both are left out of the dump when unset, so older games keep their bytes."""
 
-    id: StrictStr = Field(pattern=_UNIT_ID)
-    side: StrictStr
-    type: StrictStr
+    id: UnitId = Field(pattern=_UNIT_ID)
+    side: SideWord
+    type: UnitType
     cell: Cell
-    facing: StrictStr
-    name: StrictStr | None = None
-    quality: StrictStr | None = None  # e.g. elite or poor, where the rule system grades units
-    formation: StrictStr | None = None
+    facing: Facing
+    name: UnitName | None = None
+    # e.g. elite or poor, where the rule system grades units
+    quality: Quality | None = None
+    formation: Formation | None = None
     density: StrictInt | None = Field(default=None, ge=1, le=9)
 
     omitted_when_default: ClassVar[tuple[str, ...]] = ("formation", "density")
@@ -155,32 +180,38 @@ class ArmySpec(_Frozen):
     of 3, 4 or 6, placed on ``cells`` in class order (A first), facing ``facing``."""
 
     units: StrictInt
-    cells: tuple[Cell, ...]
-    facing: StrictStr
+    cells: ArmyCells
+    facing: Facing
 
 
 class VictorySpec(_Frozen):
     turn_limit: StrictInt = Field(default=15, ge=1, le=MAX_TURN_LIMIT)
-    objectives: tuple[Cell, ...] = ()
+    objectives: Cells = ()
+
+
+Sides = fields.table(SideWord, SideSpec, fields.MAX_SIDE_KEYS, "the two sides")
+Armies = fields.table(SideWord, ArmySpec, fields.MAX_SIDE_KEYS, "the two sides")
+Units = fields.items(UnitSpec, MAX_UNITS, "MAX_UNITS: a bot's cost grows with their square")
 
 
 class Scenario(_Frozen):
-    id: StrictStr = Field(pattern=_SCENARIO_ID, max_length=MAX_SCENARIO_ID_CHARS)
-    title: StrictStr = Field(min_length=1)
-    description: StrictStr = ""
-    rule_system: StrictStr
-    period: StrictStr
-    first: StrictStr
+    id: ScenarioId = Field(pattern=_SCENARIO_ID)
+    title: Title
+    description: Description = ""
+    rule_system: RuleSystem
+    period: Period
+    first: SideWord
     grid: GridSpec
-    terrain: dict[StrictStr, tuple[Cell, ...]] = Field(default_factory=dict)
-    sides: dict[StrictStr, SideSpec]
-    units: tuple[UnitSpec, ...] = Field(max_length=MAX_UNITS)
+    terrain: Terrain = Field(default_factory=dict)
+    sides: Sides
+    units: Units
     victory: VictorySpec = Field(default_factory=VictorySpec)
     year: StrictInt | None = None  # the battle's year, where a period's rules change with it
-    armies: dict[StrictStr, ArmySpec] = Field(default_factory=dict)  # sides whose army is rolled
-    hill_levels: tuple[tuple[StrictInt, StrictInt, StrictInt], ...] = ()  # (col, row, level)
+    # sides whose army is rolled
+    armies: Armies = Field(default_factory=dict)
+    hill_levels: HillLevels = ()  # (col, row, level)
     # After loading: every option of the rule system, defaults filled in, keys sorted.
-    options: dict[StrictStr, Any] = Field(default_factory=dict)
+    options: fields.Options = Field(default_factory=dict)
 
     _terrain_at: dict[tuple[int, int], str] = PrivateAttr(default_factory=dict)
 

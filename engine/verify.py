@@ -11,7 +11,8 @@ with that event's turn: the note ``engine.inputs.expected_note`` makes there) an
 ``order_retracted`` (an order withdrawn at the table before its dice were entered): the rules
 must accept the withdrawn order where it stands, and the event must be the one ``retraction``
 makes there. What every input field may hold is stated once, in engine/inputs.py: an order's
-signature, a table die's face, a note's envelope.
+signature, a table die's face, a note's envelope, the caps on notes and withdrawn orders (and
+every field's own rule and cap, in events/fields.py).
 
 verify never raises, whatever it is given (a hand-edited file, a damaged database): anything the
 rules cannot follow is reported as the mismatch at the event where they stopped.
@@ -32,11 +33,12 @@ from warlog.engine.bots import POLICIES, SEARCH_POLICIES, next_order
 from warlog.engine.dice import DiceError, RecordedDice, SeededDice
 from warlog.engine.fold import FoldError, evolve
 from warlog.engine.game import decide, opening
-from warlog.engine.inputs import InputError, check_signature, expected_note
+from warlog.engine.inputs import InputError, check_retractions, check_signature, expected_note
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.scenario import ScenarioError
 from warlog.engine.state import SIDES, GameState
 from warlog.events import model
+from warlog.events.fields import first_problem
 from warlog.events.orders import Order, parse_order
 from warlog.events.replay_file import ReplayError
 
@@ -152,8 +154,12 @@ def _check_retraction(state: GameState, logged: Event, i: int) -> None:
     try:
         order = parse_order(logged["order"])
         derived = retraction(state, order, logged.get("by"))
-    except (ValidationError, KeyError) as exc:
-        raise _Stop(seq, f"{_describe(logged)}: not a valid withdrawn order: {exc}") from None
+    except ValidationError as exc:
+        raise _Stop(seq, f"{_describe(logged)}: not a valid withdrawn order: "
+                    f"{first_problem(exc)}") from None
+    except KeyError:
+        raise _Stop(seq, f"{_describe(logged)}: not a valid withdrawn order: it has no order") \
+            from None
     player = state.players.get(state.to_act or "")
     if player in POLICIES or logged.get("by") in POLICIES:
         raise _Stop(seq, f"{_describe(logged)}: a bot takes no order back ({state.to_act} is "
@@ -280,7 +286,7 @@ def _silent(done: int, total: int) -> None:
 
 def _rederive(events: list[Event], progress: dict[str, int], tell: Progress, total: int,
               pool: Executor | None, deferred: list[_Deferred]) -> Report:
-    orders = notes = 0
+    orders = notes = retracted = 0
     state = None
     first: Event = {}
     try:
@@ -319,7 +325,12 @@ def _rederive(events: list[Event], progress: dict[str, int], tell: Progress, tot
                 raise _Stop(logged.get("seq", i + 1), f"{_describe(logged)} comes after the end "
                             "of the game")
             if logged.get("kind") == "order_retracted":  # withdrawn before its dice: no state
+                try:
+                    check_retractions(retracted)
+                except InputError as exc:
+                    raise _Stop(logged.get("seq", i + 1), f"{_describe(logged)}: {exc}") from None
                 _check_retraction(state, logged, i)
+                retracted += 1
                 evolve(state, logged)
                 i += 1
                 continue

@@ -2,8 +2,9 @@
 
 Why a table of its own, apart from the event store's: a curve is derived, not history. It can
 be recomputed at any time, so it is not append-only, it is not hash-chained, and the event store
-(events/sqlite_store.py) neither knows nor needs it (its schema check only asks that its own
-tables exist, so an extra table is fine).
+(events/sqlite_store.py) neither knows nor needs it; its table is one of the objects the schema
+check expects (events/sqlite_guard.py), and storing a curve is refused, like an append, in a
+database holding anything warlog did not make. Every query is bounded (``Bounded``).
 
 A curve is keyed by the game, its parameters (playouts per turn, seed, mode, policies: canonical
 JSON) and the game's last seq when it was computed: a game appended to later has a new last seq,
@@ -19,13 +20,12 @@ from typing import Any
 
 import orjson
 
+from warlog.events.sqlite_guard import Bounded, check, limit_error, ran_past
+from warlog.events.sqlite_schema import WINPROB_CREATE, WINPROB_TABLE
 from warlog.events.store import StoreError
 
-TABLE = "winprob_curves"
-_CREATE = (
-    f"CREATE TABLE IF NOT EXISTS {TABLE} (game TEXT NOT NULL, params TEXT NOT NULL, "
-    "last_seq INTEGER NOT NULL, curve TEXT NOT NULL, PRIMARY KEY (game, params, last_seq)) STRICT"
-)
+TABLE = WINPROB_TABLE
+_CREATE = WINPROB_CREATE  # kept in events/sqlite_schema.py, beside what the check expects
 
 
 def _params(params: dict[str, Any]) -> str:
@@ -38,7 +38,7 @@ class AnalysisStore:
     def __init__(self, path: str | Path, *, timeout: float = 5.0) -> None:
         self.path = str(path)
         try:
-            self.conn = sqlite3.connect(self.path, timeout=timeout)
+            self.conn = sqlite3.connect(self.path, timeout=timeout, factory=Bounded)
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot open the database ({exc})") from None
         self._ready = False
@@ -49,7 +49,7 @@ class AnalysisStore:
                                             (TABLE,)).fetchone() is not None
         return self._ready
 
-    def _ensure(self) -> None:
+    def _ensure(self, what: str) -> None:
         """Create the table if missing, under the write lock (many processes may open a file
         at once; IF NOT EXISTS covers the one that created it meanwhile). Reading never
         creates it: a database nobody computed a curve for is left as it was."""
@@ -57,6 +57,7 @@ class AnalysisStore:
             conn = self.conn
             conn.execute("BEGIN IMMEDIATE")
             try:
+                check(conn, self.path, what)  # nothing is made in an altered database
                 conn.execute(_CREATE)
                 conn.execute("COMMIT")
             except BaseException:
@@ -69,10 +70,12 @@ class AnalysisStore:
         """Store ``curve`` for (game, params, last_seq), replacing the same key and dropping
         this game's curves with these parameters for older lengths, in one transaction."""
         try:
-            self._ensure()
+            what = f"store the curve of game {game!r}"
+            self._ensure(what)
             conn = self.conn
             conn.execute("BEGIN IMMEDIATE")
             try:
+                check(conn, self.path, what)
                 key = _params(params)
                 conn.execute(f"DELETE FROM {TABLE} WHERE game = ? AND params = ? AND last_seq <= ?",
                              (game, key, last_seq))
@@ -84,6 +87,8 @@ class AnalysisStore:
                 conn.rollback()
                 raise
         except sqlite3.Error as exc:
+            if ran_past(exc):
+                raise limit_error(self.path) from None
             raise StoreError(f"{self.path}: cannot store the curve of game {game!r} ({exc})") \
                 from None
 
@@ -105,6 +110,8 @@ class AnalysisStore:
                 return None
             row = self.conn.execute(sql, args).fetchone()
         except sqlite3.Error as exc:
+            if ran_past(exc):
+                raise limit_error(self.path) from None
             raise StoreError(f"{self.path}: cannot read the curves of game {game!r} ({exc})") \
                 from None
         if row is None:

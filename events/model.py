@@ -9,13 +9,18 @@ the edges: events made by the engine, files coming in (``parse_event``).
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Annotated, Any, ClassVar, Literal, Union
 
-from pydantic import (AfterValidator, BaseModel, Field, SerializerFunctionWrapHandler, TypeAdapter,
+from pydantic import (BaseModel, Field, SerializerFunctionWrapHandler, TypeAdapter,
                       ValidationError, model_serializer)
 
-from warlog.events.orders import Cell, Order, Side, StrictModel
+from warlog.events.fields import (MAX_UNITS, ArmyClasses, Attackers, AuthorName, Cell, Cells,
+                                  Facing, Faces, Formation, GameId, Halvings, Modifiers, MovePath,
+                                  NoteText, Options, Pairs, Period, PerSide, Phase, PlayedDate,
+                                  PlayerName, Players, RuleId, Rules, RuleSystem, ScenarioData,
+                                  Sentence, Sha256, Side, UnitId, UnitType, first_problem,
+                                  iso_date, items)
+from warlog.events.orders import Order, StrictModel
 
 SCHEMA_VERSION = 3
 
@@ -39,25 +44,14 @@ class Envelope(StrictModel):
     """Fields every event carries. ``cause`` is the seq of the event this one follows from
     (the order, or the phase start); ``rules`` are the ids of the rules that produced it."""
 
-    game: str
+    game: GameId
     seq: int = Field(ge=1)
     turn: int = Field(ge=0)
     side: Side | None = None
-    phase: str | None = None
+    phase: Phase | None = None
     v: int = SCHEMA_VERSION
     cause: int | None = None
-    rules: tuple[str, ...] = ()
-
-
-def iso_date(text: str) -> str:
-    """``text`` if it is a calendar date written YYYY-MM-DD; ValueError saying so otherwise."""
-    try:
-        valid = date.fromisoformat(text).isoformat() == text
-    except ValueError:
-        valid = False
-    if not valid:
-        raise ValueError(f"a date is written YYYY-MM-DD, not {text!r}")
-    return text
+    rules: Rules = ()
 
 
 class GameStarted(OmitsUnset, Envelope):
@@ -68,14 +62,14 @@ class GameStarted(OmitsUnset, Envelope):
     existed keep their bytes, hashes and golden files."""
 
     kind: Literal["game_started"] = "game_started"
-    rule_system: str
-    period: str
-    options: dict[str, Any]
-    scenario: dict[str, Any]
+    rule_system: RuleSystem
+    period: Period
+    options: Options
+    scenario: ScenarioData
     dice: Literal["seeded", "manual"]
     seed: int | None = None
-    players: dict[str, str] = {}
-    played: Annotated[str, AfterValidator(iso_date)] | None = None
+    players: Players = {}
+    played: PlayedDate | None = None
 
     omitted_when_default: ClassVar[tuple[str, ...]] = ("played",)
 
@@ -87,16 +81,16 @@ class PhaseStarted(Envelope):
 class OrderGiven(Envelope):
     kind: Literal["order_given"] = "order_given"
     order: Order
-    by: str | None = None
+    by: PlayerName | None = None
 
 
 class DiceRolled(Envelope):
     """A die is a fact: its faces, why it was rolled, and for which unit."""
 
     kind: Literal["dice_rolled"] = "dice_rolled"
-    purpose: str
-    faces: tuple[int, ...]
-    unit: str | None = None
+    purpose: Sentence
+    faces: Faces
+    unit: UnitId | None = None
     sides: int = 6
 
 
@@ -104,9 +98,9 @@ class UnitTurned(Envelope):
     """``used_move``: the turn spent the unit's move for this turn (a pivot in place)."""
 
     kind: Literal["unit_turned"] = "unit_turned"
-    unit: str
-    from_facing: str
-    to_facing: str
+    unit: UnitId
+    from_facing: Facing
+    to_facing: Facing
     used_move: bool = False
 
 
@@ -115,20 +109,20 @@ class UnitMoved(Envelope):
     entered), so the order asked for more than the unit could do."""
 
     kind: Literal["unit_moved"] = "unit_moved"
-    unit: str
-    path: tuple[Cell, ...]
+    unit: UnitId
+    path: MovePath
     from_cell: Cell
     to_cell: Cell
     road_bonus: bool = False
-    stopped_by: str | None = None
+    stopped_by: RuleId | None = None
 
 
 class MeleeJoined(Envelope):
     """``attacker`` has closed with ``defender``; ``aspect`` is where it struck the defender."""
 
     kind: Literal["melee_joined"] = "melee_joined"
-    attacker: str
-    defender: str
+    attacker: UnitId
+    defender: UnitId
     aspect: Literal["front", "flank", "rear"]
 
 
@@ -138,13 +132,13 @@ class HitsInflicted(OmitsUnset, Envelope):
 
     kind: Literal["hits_inflicted"] = "hits_inflicted"
     attack: Literal["shooting", "melee", "barrage"]
-    source: str | None  # None: the pre-game barrage, fired by no unit on the board
-    target: str
+    source: UnitId | None  # None: the pre-game barrage, fired by no unit on the board
+    target: UnitId
     die: int
     modifier: int
     base: int
     doubled: bool = False
-    halvings: tuple[str, ...] = ()
+    halvings: Halvings = ()
     hits: int
     total: int
     disorder: int = Field(default=0, le=0)
@@ -156,29 +150,29 @@ class MeleeEnded(Envelope):
     """A melee that ends with both units still on the board (a regrouping attacker)."""
 
     kind: Literal["melee_ended"] = "melee_ended"
-    attacker: str
-    defender: str
+    attacker: UnitId
+    defender: UnitId
 
 
 class OutOfAmmo(Envelope):
     """The unit has run out of ammunition and may not shoot for the rest of the game."""
 
     kind: Literal["out_of_ammo"] = "out_of_ammo"
-    unit: str
+    unit: UnitId
 
 
 class FormationChanged(Envelope):
     kind: Literal["formation_changed"] = "formation_changed"
-    unit: str
-    from_formation: str | None
-    to_formation: str
+    unit: UnitId
+    from_formation: Formation | None
+    to_formation: Formation
 
 
 class EnemiesSpotted(Envelope):
     """The spotting phase: every (spotter, enemy) pair the phasing side sees."""
 
     kind: Literal["enemies_spotted"] = "enemies_spotted"
-    seen: tuple[tuple[str, str], ...]
+    seen: Pairs
 
 
 class RollOff(Envelope):
@@ -194,7 +188,7 @@ class RolesChosen(Envelope):
     kind: Literal["roles_chosen"] = "roles_chosen"
     attacker: Side
     defender: Side
-    trenches: tuple[Cell, ...] = ()
+    trenches: Cells = ()
 
 
 class BarragePlanned(Envelope):
@@ -205,10 +199,13 @@ class BarragePlanned(Envelope):
 
 
 class ArmyUnit(StrictModel):
-    id: str
-    type: str
+    id: UnitId
+    type: UnitType
     cell: Cell
-    facing: str
+    facing: Facing
+
+
+ArmyUnits = items(ArmyUnit, MAX_UNITS, "a rolled army has at most 6 units")
 
 
 class ArmyRolled(Envelope):
@@ -217,8 +214,8 @@ class ArmyRolled(Envelope):
     kind: Literal["army_rolled"] = "army_rolled"
     size: int
     roll: int
-    classes: dict[str, int]
-    units: tuple[ArmyUnit, ...]
+    classes: ArmyClasses
+    units: ArmyUnits
 
 
 class InitiativeWon(Envelope):
@@ -232,7 +229,7 @@ class UnitActivated(Envelope):
     """A unit's activation begins; the one active before it is done for the turn."""
 
     kind: Literal["unit_activated"] = "unit_activated"
-    unit: str
+    unit: UnitId
 
 
 class AttackRolled(Envelope):
@@ -241,10 +238,10 @@ class AttackRolled(Envelope):
     kind: Literal["attack_rolled"] = "attack_rolled"
     attack: Literal["shooting", "melee", "strike_back", "missile_machine", "pila", "artillery",
                     "musketry", "pila_volley"]
-    source: str
-    target: str
+    source: UnitId
+    target: UnitId
     die: int
-    modifiers: tuple[tuple[str, int], ...] = ()
+    modifiers: Modifiers = ()
     total: int
     needed: int
     hit: bool
@@ -254,8 +251,8 @@ class HitTaken(Envelope):
     """A hit unit's roll on the hit table: it loses a strength point, or its owner chooses."""
 
     kind: Literal["hit_taken"] = "hit_taken"
-    unit: str
-    attacker: str
+    unit: UnitId
+    attacker: UnitId
     die: int
     outcome: Literal["lose", "choose", "lose_no_retreat"]
     retreat_to: Cell | None = None
@@ -263,7 +260,7 @@ class HitTaken(Envelope):
 
 class StrengthLost(Envelope):
     kind: Literal["strength_lost"] = "strength_lost"
-    unit: str
+    unit: UnitId
     amount: int
     total: int
     left: int
@@ -271,7 +268,7 @@ class StrengthLost(Envelope):
 
 class UnitRetreated(Envelope):
     kind: Literal["unit_retreated"] = "unit_retreated"
-    unit: str
+    unit: UnitId
     from_cell: Cell
     to_cell: Cell
 
@@ -280,8 +277,8 @@ class ExhaustionPoints(Envelope):
     """Each army's starting strength and the strength it may lose before it is exhausted."""
 
     kind: Literal["exhaustion_points"] = "exhaustion_points"
-    strength: dict[str, int]
-    points: dict[str, int]
+    strength: PerSide
+    points: PerSide
 
 
 class ArmyExhausted(Envelope):
@@ -295,7 +292,7 @@ class ShellLanded(Envelope):
     saw the cell it aimed at (direct fire) or not (indirect)."""
 
     kind: Literal["shell_landed"] = "shell_landed"
-    unit: str
+    unit: UnitId
     aimed: Cell
     fall: Literal["on target", "left", "over", "right", "short"]
     landed: Cell | None  # None: off the board, the shot is lost
@@ -306,22 +303,22 @@ class UnitMarked(Envelope):
     """Destroyed by artillery: removed with the other losses once every battery has fired."""
 
     kind: Literal["unit_marked"] = "unit_marked"
-    unit: str
+    unit: UnitId
 
 
 class CombatFought(Envelope):
     """Frontier's combat: both dice (before this) against both strengths, every modifier."""
 
     kind: Literal["combat_fought"] = "combat_fought"
-    target: str
-    attackers: tuple[str, ...]
-    faced: str
+    target: UnitId
+    attackers: Attackers
+    faced: UnitId
     attacker_die: int
     attacker_strength: int
-    attacker_modifiers: tuple[tuple[str, int], ...] = ()
+    attacker_modifiers: Modifiers = ()
     defender_die: int
     defender_strength: int
-    defender_modifiers: tuple[tuple[str, int], ...] = ()
+    defender_modifiers: Modifiers = ()
     target_destroyed: bool
     attacker_destroyed: bool
 
@@ -331,11 +328,11 @@ class MeleeRolled(Envelope):
     the total, and whether it is low enough (``at_most``) that this unit takes a hit."""
 
     kind: Literal["melee_rolled"] = "melee_rolled"
-    unit: str
-    opponent: str
+    unit: UnitId
+    opponent: UnitId
     attacking: bool
     die: int
-    modifiers: tuple[tuple[str, int], ...] = ()
+    modifiers: Modifiers = ()
     total: int
     at_most: int
     hit: bool
@@ -345,7 +342,7 @@ class AdvanceOffered(Envelope):
     """The winner of a melee may advance into the cell its enemy left (napoleonic.advance)."""
 
     kind: Literal["advance_offered"] = "advance_offered"
-    unit: str
+    unit: UnitId
     cell: Cell
 
 
@@ -354,7 +351,7 @@ class DisorderTested(Envelope):
     figures fall out of formation."""
 
     kind: Literal["disorder_tested"] = "disorder_tested"
-    unit: str
+    unit: UnitId
     reason: Literal["terrain", "friends", "turn"]
     die: int
     density: int
@@ -365,10 +362,15 @@ class UnitReformed(Envelope):
     """Figures out of formation rejoin the unit on a Reform action (density)."""
 
     kind: Literal["unit_reformed"] = "unit_reformed"
-    unit: str
+    unit: UnitId
     figures: int = Field(ge=0)
 
 
+MAX_RETRACTIONS = 5_000
+"""Withdrawn orders (``order_retracted`` events) in one game: an undo at the table takes back
+one order before its dice, and the longest bundled games hold a few hundred orders. Verify
+checks every withdrawn order against the rules where it stands, as it checks an order, so the
+cap keeps an import of them within seconds, as ``MAX_NOTES`` does for notes."""
 MAX_NOTES = 5_000
 """Notes in one game. A review comments on moments, not on every die: the longest bundled bot
 games hold about 3,000 events. The cap keeps a replay of notes within what readers and charts
@@ -381,8 +383,8 @@ class Note(Envelope):
 
     kind: Literal["note"] = "note"
     about: int = Field(ge=1)
-    text: str = Field(min_length=1, max_length=4000)
-    author: str | None = None
+    text: NoteText
+    author: AuthorName | None = None
 
 
 class OrderRetracted(Envelope):
@@ -393,12 +395,12 @@ class OrderRetracted(Envelope):
 
     kind: Literal["order_retracted"] = "order_retracted"
     order: Order
-    by: str | None = None
+    by: PlayerName | None = None
 
 
 class UnitRemoved(Envelope):
     kind: Literal["unit_removed"] = "unit_removed"
-    unit: str
+    unit: UnitId
     hits: int
 
 
@@ -406,14 +408,14 @@ class StateChecksum(Envelope):
     """sha256 of the canonical state at the end of a turn: divergence shows up at once."""
 
     kind: Literal["state_checksum"] = "state_checksum"
-    sha256: str
+    sha256: Sha256
 
 
 class GameEnded(Envelope):
     kind: Literal["game_ended"] = "game_ended"
     winner: Side | None
-    reason: str
-    objectives: dict[str, int] = {}
+    reason: Sentence
+    objectives: PerSide = {}
 
 
 EVENT_MODELS: tuple[type[Envelope], ...] = (
@@ -473,9 +475,7 @@ def parse_event(data: dict[str, Any]) -> Event:
         raise EventError(str(exc)) from None
     except ValidationError as exc:
         where = f"event seq {data.get('seq', '?')} ({data.get('kind', 'no kind')})"
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"][1:]) or "event"
-        raise EventError(f"{where}: field '{field}': {first['msg']}") from None
+        raise EventError(f"{where}: {first_problem(exc, skip=1)}") from None
 
 
 def to_dict(event: Envelope) -> dict[str, Any]:
@@ -500,5 +500,5 @@ def make_note(events: list[dict[str, Any]], about: int, text: str,
         note = Note(game=events[0]["game"], seq=events[-1]["seq"] + 1,
                     turn=events[about - 1]["turn"], about=about, text=text, author=author)
     except ValidationError as exc:
-        raise ValueError(f"note: {exc.errors()[0]['msg']}") from None
+        raise ValueError(f"note: {first_problem(exc)}") from None
     return to_dict(note)

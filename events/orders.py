@@ -3,7 +3,8 @@
 An order is what a player (or bot, or a recorded tabletop move) asked for; the rules decide what
 follows from it. It is not an event: it travels inside one (``order_given``, ``order_retracted``
 in events/model.py), and the engine, the bots and the notation pass orders around on their own.
-``Cell``, ``Side`` and ``StrictModel`` are the vocabulary orders and events share.
+``StrictModel`` and (from events/fields.py, with every field's rule and cap) ``Cell``, ``Side``
+and ``Facing`` are the vocabulary orders and events share.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-Cell = tuple[int, int]
-Side = Literal["red", "blue"]
+from warlog.events.fields import MAX_UNITS, Cell, Facing, MovePath, Side, UnitId, items
+
+Targets = items(UnitId, MAX_UNITS, "at most every unit on the board")
 
 
 class StrictModel(BaseModel):
@@ -26,25 +28,25 @@ class MoveOrder(StrictModel):
     turn to ``end_facing``. With ``attack`` the move ends next to that enemy, facing it."""
 
     type: Literal["move"] = "move"
-    unit: str
-    facing: str
+    unit: UnitId
+    facing: Facing
     distance: int = Field(ge=0)
-    end_facing: str | None = None
-    attack: str | None = None
+    end_facing: Facing | None = None
+    attack: UnitId | None = None
 
 
 class ShootOrder(StrictModel):
     type: Literal["shoot"] = "shoot"
-    unit: str
-    target: str
+    unit: UnitId
+    target: UnitId
 
 
 class TurnToFaceOrder(StrictModel):
     """A unit attacked in flank or rear turns, in its own turn, to face that attacker."""
 
     type: Literal["turn_to_face"] = "turn_to_face"
-    unit: str
-    enemy: str
+    unit: UnitId
+    enemy: UnitId
 
 
 class RouteOrder(StrictModel):
@@ -52,16 +54,16 @@ class RouteOrder(StrictModel):
     one before, and the facing at the end. An empty path with a new facing is a pivot."""
 
     type: Literal["route"] = "route"
-    unit: str
-    path: tuple[Cell, ...] = ()
-    facing: str
+    unit: UnitId
+    path: MovePath = ()
+    facing: Facing
 
 
 class FormationOrder(StrictModel):
     """Change a unit's formation at the start of its turn (Horse & Musket's square)."""
 
     type: Literal["formation"] = "formation"
-    unit: str
+    unit: UnitId
     formation: Literal["square", "line", "column", "limbered", "unlimbered"]
 
 
@@ -76,15 +78,15 @@ class BarrageOrder(StrictModel):
     """The attacker names the targets of the pre-game barrage (Machine Age trenches)."""
 
     type: Literal["barrage"] = "barrage"
-    targets: tuple[str, ...]
+    targets: Targets
 
 
 class MeleeOrder(StrictModel):
     """A melee attack on an adjacent enemy (the Portable Wargame): resolved at once."""
 
     type: Literal["melee"] = "melee"
-    unit: str
-    target: str
+    unit: UnitId
+    target: UnitId
 
 
 class HitChoiceOrder(StrictModel):
@@ -92,7 +94,7 @@ class HitChoiceOrder(StrictModel):
     point. Given by the side that owns the unit, whoever's turn it is."""
 
     type: Literal["hit_choice"] = "hit_choice"
-    unit: str
+    unit: UnitId
     choice: Literal["retreat", "lose"]
 
 
@@ -100,7 +102,7 @@ class BombardOrder(StrictModel):
     """A battery fires at a cell (Frontier's artillery phase)."""
 
     type: Literal["bombard"] = "bombard"
-    unit: str
+    unit: UnitId
     cell: Cell
 
 
@@ -109,7 +111,7 @@ class FightOrder(StrictModel):
     ``advance``: if they win, the faced attacker takes the vacated cell."""
 
     type: Literal["fight"] = "fight"
-    target: str
+    target: UnitId
     advance: bool = False
 
 
@@ -117,7 +119,7 @@ class ReformOrder(StrictModel):
     """A unit's action to bring its figures out of formation back into the ranks (density)."""
 
     type: Literal["reform"] = "reform"
-    unit: str
+    unit: UnitId
 
 
 class EndPhaseOrder(StrictModel):

@@ -37,7 +37,7 @@ from typing import Any
 
 import warlog
 from warlog.events.chain import GENESIS, CanonicalError, canonical, link
-from warlog.events import ids
+from warlog.events import fields, ids
 from warlog.events.model import EventError, parse_event, to_dict
 from warlog.events.replay_input import (
     MAX_FILE_BYTES,
@@ -60,9 +60,7 @@ GZIP_SUFFIX = ".gz"
 
 # -- the format's own limits (the file's, a line's, a value's: events/replay_input.py) -------
 
-MAX_PATH_CELLS = 80
-"""Cells in one move's path: twice the side of the largest board (no rule system moves a unit
-more than a dozen cells in a turn)."""
+MAX_PATH_CELLS = fields.MAX_PATH_CELLS  # stated with the path's type (events/fields.py)
 MAX_EVENTS = 250_000
 """Events in one game (a 50 MB file of the smallest events holds fewer)."""
 MAX_GAME_ID_CHARS = ids.MAX_ID_CHARS

@@ -15,7 +15,13 @@ events/sqlite_schema.py's):
   ``readonly=True`` (``?mode=ro``). It keeps the journal mode it has, and a schema it finds
   incomplete is left as it is (create_schema stands in for the missing heads). A WAL file in a
   folder that cannot hold its ``-shm`` file is opened ``immutable`` (nothing can change it
-  there), unless a ``-wal`` file beside it holds changes, which is then said in one line.
+  there), unless a ``-wal`` file beside it holds changes, which is then said in one line. SQLite
+  3.40 reports such a folder as SQLITE_READONLY_DIRECTORY (even with ``?mode=ro``), older ones
+  as SQLITE_CANTOPEN. Immutable means SQLite assumes nobody writes the file meanwhile: the
+  store records it (``immutable``) so that a reading command says so (``IMMUTABLE``).
+* Every open checks the schema against what warlog makes (events/sqlite_guard.py) in the same
+  catalogue query that finds it complete; a database holding anything else is never completed
+  nor written, and its findings go with the connection.
 """
 
 from __future__ import annotations
@@ -24,12 +30,16 @@ import os
 import sqlite3
 import time
 from pathlib import Path
+from typing import NamedTuple
 
+from warlog.events.sqlite_guard import Bounded, altered_rows, findings, limit_error, ran_past
 from warlog.events.sqlite_schema import create_schema
 from warlog.events.store import StoreError
 
 SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL = 5, 6, 8, 10, 13
 SQLITE_CANTOPEN = 14
+SQLITE_READONLY_DIRECTORY = SQLITE_READONLY | (6 << 8)  # 1544: a folder that cannot be written
+IMMUTABLE = "opened read-only as immutable: warlog assumes nobody writes it meanwhile"
 _NOT_WRITTEN = {
     SQLITE_FULL: "the disk is full",
     SQLITE_READONLY: "the database cannot be written (its file, folder or disk is read-only)",
@@ -59,19 +69,35 @@ def not_written(exc: sqlite3.Error) -> str:
     return _NOT_WRITTEN.get(code(exc), f"SQLite refused the write ({exc})")
 
 
+class Opened(NamedTuple):
+    """An open database: the connection, whether it can only be read (opened read-only, or found
+    read-only with part of its schema missing), whether it was opened immutable (a WAL file in
+    a folder that cannot be written), and what the schema check found (events/sqlite_guard.py:
+    one line an object warlog did not make as it is, sorted; empty if none)."""
+
+    conn: sqlite3.Connection
+    readonly: bool
+    immutable: bool
+    altered: list[str]
+
+
 def open_database(path: str, *, timeout: float, check_same_thread: bool,
-                  readonly: bool) -> tuple[sqlite3.Connection, bool]:
-    """A connection to the store at ``path`` with its schema ready, and whether it can only be
-    read (opened read-only, or found read-only with part of its schema missing). StoreError,
-    naming the file, if it cannot be opened."""
+                  readonly: bool) -> Opened:
+    """A connection to the store at ``path`` with its schema ready and checked (see
+    :class:`Opened`). StoreError, naming the file, if it cannot be opened."""
     mode = "ro" if readonly else None
     while True:
         conn = _connect(path, timeout, check_same_thread, mode)
         try:
-            complete = _prepare(conn, path, timeout, mode is not None)
-            return conn, mode is not None or not complete
+            complete, rows = _prepare(conn, path, timeout, mode is not None)
+            found = findings(rows, missing=False)
+            if found and not complete:
+                found = findings(rows)
+            return Opened(conn, mode is not None or not complete, mode == "immutable", found)
         except sqlite3.DatabaseError as exc:
             conn.close()
+            if ran_past(exc):
+                raise limit_error(path) from None
             if mode != "immutable" and _unwritable_wal(path, exc):
                 mode = "immutable"  # read-only media: nothing can change the file there
                 continue
@@ -99,14 +125,15 @@ def _connect(path: str, timeout: float, check_same_thread: bool,
         target, uri = f"{Path(path).absolute().as_uri()}?{_MODES[mode]}", True
     try:
         return sqlite3.connect(target, timeout=timeout, check_same_thread=check_same_thread,
-                               uri=uri)
+                               uri=uri, factory=Bounded)
     except sqlite3.Error as exc:  # e.g. its folder does not exist
         raise StoreError(f"{path}: cannot open the database ({exc})") from None
 
 
-def _prepare(conn: sqlite3.Connection, path: str, timeout: float, readonly: bool) -> bool:
-    """WAL mode and the schema, retrying while another connection is busy with the same; False
-    if part of the schema is missing and the file cannot be written (see ``create_schema``).
+def _prepare(conn: sqlite3.Connection, path: str, timeout: float,
+             readonly: bool) -> tuple[bool, list]:
+    """WAL mode and the schema, retrying while another connection is busy with the same: whether
+    the schema is complete, and sqlite_master's rows (see ``create_schema``).
 
     The busy timeout makes SQLite itself wait for most locks. It returns SQLITE_BUSY at once
     where waiting could deadlock (a reader upgrading to writer while another writer waits for
@@ -118,7 +145,7 @@ def _prepare(conn: sqlite3.Connection, path: str, timeout: float, readonly: bool
         try:
             if path != ":memory:" and not readonly:
                 _use_wal(conn)
-            return create_schema(conn, lambda: _sqlite_utils(conn), readonly=readonly)
+            return create_schema(conn, readonly=readonly, altered=altered_rows)
         except sqlite3.OperationalError as exc:
             conn.rollback()
             if not busy(exc) or time.monotonic() >= deadline:
@@ -138,20 +165,20 @@ def _use_wal(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA synchronous=NORMAL")
 
 
-def _sqlite_utils(conn: sqlite3.Connection):
-    import sqlite_utils  # slow to import (it pulls in pandas): only to create tables
-
-    return sqlite_utils.Database(conn)
-
-
 def _unwritable_wal(path: str, exc: sqlite3.Error) -> bool:
     """A WAL database in a folder or on a disk that cannot be written cannot be read the usual
     way (SQLite needs a -shm file beside it): True if ``exc`` is that and the file may be read
-    as immutable. StoreError if a -wal file beside it holds changes (only a -shm reads them)."""
-    if code(exc) != SQLITE_CANTOPEN or not os.path.isfile(path):
+    as immutable. StoreError if a -wal file beside it holds changes (only a -shm reads them).
+    SQLite 3.40 says SQLITE_READONLY_DIRECTORY itself; SQLITE_CANTOPEN is taken for it only if
+    the folder or the file cannot be written."""
+    if not os.path.isfile(path):
         return False
-    if os.access(os.path.dirname(os.path.abspath(path)), os.W_OK) and os.access(path, os.W_OK):
-        return False
+    if getattr(exc, "sqlite_errorcode", None) != SQLITE_READONLY_DIRECTORY:
+        if code(exc) != SQLITE_CANTOPEN:
+            return False
+        folder = os.path.dirname(os.path.abspath(path))
+        if os.access(folder, os.W_OK) and os.access(path, os.W_OK):
+            return False
     wal = path + "-wal"
     if os.path.exists(wal) and os.path.getsize(wal) > 0:
         raise StoreError(

@@ -44,15 +44,13 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from functools import lru_cache
+from typing import Any
 
 import orjson
 
 from warlog.events.chain import canonical
 from warlog.events.store import StoreError
-
-if TYPE_CHECKING:
-    import sqlite_utils
 
 GAMES_COLUMNS: dict[str, type] = {
     "id": str,
@@ -209,93 +207,142 @@ _HEADS_BACKFILL = "INSERT INTO heads (game, seq, chain) " + _LAST_EVENTS
 # Its cost to an append is one comparison a row, as the index of game_ended rows it replaces had
 # (older databases keep that one, now unused).
 _FIRST_INDEX = "CREATE INDEX IF NOT EXISTS events_first ON events (game) WHERE seq = 1"
-# Everything create_schema makes, by name: an open that finds them all writes nothing.
-_SCHEMA_NAMES = frozenset(
-    ["games", "events", "heads", "events_first", "events_no_replace", "games_no_replace",
-     "heads_follow_events", "games_follow_events"]
-    + [f"{t}_no_{v}" for t in ("events", "games", "heads") for v in ("update", "delete")]
+# The tables as sqlite-utils 4.2 wrote them when warlog first made them (frozen here, so that
+# what opening runs is exactly what the schema check compares with, and opening never imports
+# sqlite-utils). events is WITHOUT ROWID: rows sit in game order.
+_GAMES_TABLE = (
+    'CREATE TABLE IF NOT EXISTS "games" (\n   "id" TEXT PRIMARY KEY,\n   "rule_system" TEXT NOT '
+    'NULL,\n   "period" TEXT NOT NULL,\n   "scenario_id" TEXT,\n   "title" TEXT,\n   "players" '
+    'TEXT NOT NULL,\n   "dice" TEXT,\n   "seed" INTEGER,\n   "first_event_chain" TEXT NOT NULL\n'
+    ') STRICT'
 )
+_EVENTS_TABLE = (
+    'CREATE TABLE IF NOT EXISTS "events" (\n   "game" TEXT NOT NULL,\n   "seq" INTEGER NOT '
+    'NULL,\n   "turn" INTEGER NOT NULL,\n   "side" TEXT,\n   "phase" TEXT,\n   "kind" TEXT NOT '
+    'NULL,\n   "body" TEXT NOT NULL,\n   "chain" TEXT NOT NULL,\n   PRIMARY KEY ("game", "seq")'
+    '\n) STRICT, WITHOUT ROWID'
+)
+# Every statement that makes the schema, in the order they run: the single source of what an
+# open creates and of what events/sqlite_guard.py compares a database with.
+SCHEMA = (_GAMES_TABLE, _EVENTS_TABLE, _HEADS_TABLE, _FIRST_INDEX, *_GUARDS, *_NO_REPLACE)
+# The analysis store's table (events/analysis_store.py: win-probability curves, derived, not
+# append-only), made only when a curve is first stored; here so that the schema check knows it
+# without importing that module.
+WINPROB_TABLE = "winprob_curves"
+WINPROB_CREATE = (
+    f"CREATE TABLE IF NOT EXISTS {WINPROB_TABLE} (game TEXT NOT NULL, params TEXT NOT NULL, "
+    "last_seq INTEGER NOT NULL, curve TEXT NOT NULL, PRIMARY KEY (game, params, last_seq)) STRICT"
+)
+# What an older warlog made and a database may still hold (an index of game_ended rows, unused
+# since events_first replaced it): expected, never required.
+LEGACY = ("CREATE INDEX IF NOT EXISTS events_game_ended ON events (game, seq) "
+          "WHERE kind = 'game_ended'",)
 _SQLITE_READONLY = 8
+# sqlite_master's rows, as the schema check reads them: (type, name, tbl_name, sql).
+MASTER = "SELECT type, name, tbl_name, sql FROM sqlite_master"
+Row = tuple[str, str, str, "str | None"]
 
 
-def _schema_names(conn: sqlite3.Connection) -> set[str]:
-    return {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
+def master(conn: sqlite3.Connection) -> list[Row]:
+    """Every object of the main database as sqlite_master holds it: one query, read by the
+    completeness check here and by the schema check (events/sqlite_guard.py)."""
+    return conn.execute(MASTER).fetchall()
 
 
-def create_schema(conn: sqlite3.Connection, database: Callable[[], sqlite_utils.Database], *,
-                  readonly: bool = False) -> bool:
-    """Create tables, triggers and heads if missing; safe to run on every open. True if the
-    schema is complete, False if part of it is missing and the database cannot be written.
+@lru_cache(maxsize=None)
+def reference() -> tuple[tuple[Row, ...], tuple[Row, ...]]:
+    """sqlite_master's rows once SCHEMA's statements ran on an empty in-memory database, and once
+    everything else warlog may make ran too (the analysis store's table, LEGACY, ANALYZE's
+    statistics): exactly what SQLite stores for them (it drops IF NOT EXISTS and normalises
+    spaces its own way), so a database is compared with what these very statements make, not
+    a copy. Built once a process, in one transaction (under a millisecond)."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        conn.execute("BEGIN")
+        for statement in SCHEMA:
+            conn.execute(statement)
+        required = tuple(master(conn))
+        for statement in (WINPROB_CREATE, *LEGACY):
+            conn.execute(statement)
+        conn.execute("COMMIT")
+        conn.execute("ANALYZE")
+        return required, tuple(master(conn))
+    finally:
+        conn.close()
+
+
+def create_schema(conn: sqlite3.Connection, *, readonly: bool = False,
+                  altered: Callable[[list[Row]], bool] | None = None
+                  ) -> tuple[bool, list[Row]]:
+    """Create tables, triggers and heads if missing; safe to run on every open. Returns whether
+    the schema is complete (False if part of it is missing and the database cannot be written),
+    and sqlite_master's rows as they are then.
 
     An open that finds everything reads one catalogue query and writes nothing. Otherwise it
     takes the write lock before looking again and creating what is missing, so two processes
     creating one new file cannot interleave; heads missing from a database made before them
-    are computed in the same transaction. ``database`` gives ``conn`` as a sqlite-utils
-    Database, asked for only when a table it makes is missing (importing sqlite-utils is slow).
-    If the file turns out to be read-only (or ``readonly``), nothing is written: the missing
-    heads are stood in for by a temporary view (:func:`_read_only`)."""
-    if _schema_names(conn) >= _SCHEMA_NAMES:
-        return True
-    if not readonly:
+    are computed in the same transaction. A database holding something warlog did not make
+    (``altered`` says so of the rows) is never written, not even to complete it: it is read as
+    it is. If the file turns out to be read-only (or ``readonly``), nothing is written: the
+    missing heads are stood in for by a temporary view (:func:`_read_only`)."""
+    rows = master(conn)
+    if {row[1] for row in rows} >= _required():
+        return True, rows
+    foreign = altered is not None and altered(rows)
+    if not readonly and not foreign:
         try:
-            _complete(conn, database)
-            return True
+            return True, _complete(conn, altered)
         except sqlite3.OperationalError as exc:
             if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF != _SQLITE_READONLY:
                 raise
-    _read_only(conn)
-    return False
+    _read_only(conn, foreign and not readonly)
+    return False, master(conn)
 
 
-def _complete(conn: sqlite3.Connection, database: Callable[[], sqlite_utils.Database]) -> None:
+def _required() -> frozenset[str]:
+    """The names of everything create_schema makes (SQLite's own automatic indexes aside)."""
+    return frozenset(row[1] for row in reference()[0] if not row[1].startswith("sqlite_"))
+
+
+def _complete(conn: sqlite3.Connection,
+              altered: Callable[[list[Row]], bool] | None) -> list[Row]:
+    """Make what is missing under the write lock (looking again once it is held), and return
+    sqlite_master's rows as the transaction leaves them."""
     conn.execute("BEGIN IMMEDIATE")
     try:
-        names = _schema_names(conn)
-        if not names >= _SCHEMA_NAMES:
+        rows = master(conn)
+        names = {row[1] for row in rows}
+        if not names >= _required() and not (altered is not None and altered(rows)):
             if not {"games", "events"} <= names:
-                _create_tables(conn, database())
+                conn.execute(_GAMES_TABLE)
+                conn.execute(_EVENTS_TABLE)
             conn.execute(_HEADS_TABLE)
             conn.execute(_FIRST_INDEX)
             for guard in (*_GUARDS, *_NO_REPLACE):
                 conn.execute(guard)
             if "heads" not in names:
                 conn.execute(_HEADS_BACKFILL)
+            rows = master(conn)
         conn.execute("COMMIT")
+        return rows
     except BaseException:
         conn.rollback()
         raise
 
 
-def _create_tables(conn: sqlite3.Connection, db: sqlite_utils.Database) -> None:
-    conn.execute(
-        db.create_table_sql(
-            "games",
-            GAMES_COLUMNS,
-            pk="id",
-            not_null=["rule_system", "period", "players", "first_event_chain"],
-            if_not_exists=True,
-            strict=True,
-        )
-    )
-    sql = db.create_table_sql(
-        "events",
-        EVENTS_COLUMNS,
-        pk=("game", "seq"),
-        not_null=["game", "seq", "turn", "kind", "body", "chain"],
-        if_not_exists=True,
-        strict=True,
-    )
-    # sqlite-utils has no WITHOUT ROWID option; the rest of the DDL is its own.
-    conn.execute(sql.strip().rstrip(";") + ", WITHOUT ROWID")
-
-
-def _read_only(conn: sqlite3.Connection) -> None:
+def _read_only(conn: sqlite3.Connection, foreign: bool = False) -> None:
     """Make a read-only database readable as it is: without its tables it is refused (one line
     saying why); without heads, a temporary view stands in for them (each game's last event,
-    what the first writable open will record). Missing triggers need nothing: such a store
+    what the first writable open will record; ``foreign``: the database holds objects warlog did
+    not make, and is not completed even if it could be). Missing triggers need nothing: such a store
     never writes; without the index of first events, the game list scans the events."""
-    names = _schema_names(conn)
+    names = {row[1] for row in master(conn)}
     missing = [table for table in ("games", "events") if table not in names]
+    if missing and foreign:
+        raise StoreError(
+            f"the database has no {' or '.join(missing)} table and holds objects warlog did not "
+            "make, so it is not a warlog database (nothing was written)"
+        )
     if missing:
         raise StoreError(
             f"the database is read-only and has no {' or '.join(missing)} table, so it is not a "

@@ -15,6 +15,10 @@ does:
   events/sqlite_open.py's. A store that can only be read refuses to append, and any write SQLite
   refuses (disk full, read-only, I/O error) is a StoreError that says so and that nothing was
   written.
+* The database checks itself (events/sqlite_guard.py): an open compares its schema with what
+  warlog makes, and a store whose database holds anything else (``altered``) refuses every
+  write and fails ``verify``; each append confirms, before it commits, that exactly its rows
+  and head were stored; every statement is bounded in steps (one line if it runs past).
 * What the store lists and finds is derived from the log, never from the columns that repeat
   it: a game exists if its first event is stored, and its facts are read from that event's body
   and how it ended from its last event's body (the last one not a note). ``verify`` checks every
@@ -36,9 +40,11 @@ from typing import Any
 import orjson
 
 from warlog.events.chain import GENESIS, link
-from warlog.events.ids import IdError, check_id
+from warlog.events.ids import IdError, check_id, shown, skeleton
 from warlog.events.model import EVENT_KINDS
-from warlog.events.sqlite_open import not_written, open_database
+from warlog.events.sqlite_guard import (altered_error, bounded, confirm_append, limit_error,
+                                        not_stored, ran_past, recheck, refusal)
+from warlog.events.sqlite_open import IMMUTABLE, not_written, open_database
 from warlog.events.sqlite_schema import (
     check_games_row,
     column_damage,
@@ -136,9 +142,15 @@ class SQLiteEventStore:
         if the schema needed completing)."""
         self.path = str(path)
         self._db = None
-        self.conn, self.readonly = open_database(
-            self.path, timeout=timeout, check_same_thread=check_same_thread, readonly=readonly
-        )
+        opened = open_database(self.path, timeout=timeout, check_same_thread=check_same_thread,
+                               readonly=readonly)
+        self.conn, self.readonly = opened.conn, opened.readonly
+        # Opened immutable (a WAL file in a folder that cannot be written): say IMMUTABLE.
+        self.immutable = opened.immutable
+        self.note = IMMUTABLE if opened.immutable else None
+        # One line an object warlog did not make as it is (sorted): writes refused, verify fails.
+        self.altered: list[str] = opened.altered
+        self._schema_version: int | None = None  # read by the first append (recheck)
         self._why_read_only = ("the database was opened read-only" if readonly else
                                "the database cannot be written (its file, folder or disk is "
                                "read-only)")
@@ -169,6 +181,9 @@ class SQLiteEventStore:
         ``games_follow_events`` requires its first event to be stored).
         """
         self._check_batch(game, events, expected_seq)
+        what = f"append to game {game!r}"
+        if self.altered:
+            raise refusal(self.path, what, self.altered)
         if self.readonly:
             raise StoreError(f"{self.path}: cannot append to game {game!r}: "
                              f"{self._why_read_only}; nothing was written")
@@ -179,6 +194,8 @@ class SQLiteEventStore:
             raise StoreError(f"{self.path}: cannot append to game {game!r}: "
                              f"{not_written(exc)}; nothing was written") from None
         try:
+            self.altered, self._schema_version = recheck(
+                self.conn, self.path, what, self.altered, self._schema_version)
             stored, prev = conn.execute(_LAST_EVENT, (game,)).fetchone() or _NOTHING
             head = conn.execute(_LAST_HEAD, (game,)).fetchone() or _NOTHING
             if (stored, prev) != tuple(head):  # never write on top of a damaged game
@@ -192,17 +209,22 @@ class SQLiteEventStore:
             with _gc_paused():
                 rows = self._rows(game, events, expected_seq, prev)
             new_row = self._new_game_row(game, events[0], rows[0][7]) if expected_seq == 0 else None
+            changes = conn.total_changes
             _insert_rows(conn, rows)
             if new_row is not None:
                 conn.execute(f"INSERT INTO games ({', '.join(new_row)}) "
                              f"VALUES ({', '.join(':' + k for k in new_row)})", new_row)
             conn.execute(_INSERT_HEAD, (game, rows[-1][1], rows[-1][7]))
+            if not confirm_append(conn, game, rows, changes, new_row is not None):
+                raise not_stored(self.path, game)
             conn.commit()
         except sqlite3.IntegrityError as exc:
             self._rollback()
             raise StoreError(f"cannot append to game {game!r}: {exc}") from None
         except sqlite3.Error as exc:
             self._rollback()
+            if ran_past(exc):
+                raise limit_error(self.path) from None
             raise StoreError(f"{self.path}: cannot append to game {game!r}: "
                              f"{not_written(exc)}; nothing was written") from None
         except BaseException:
@@ -224,10 +246,27 @@ class SQLiteEventStore:
         row = game_row(game, first, first_chain)
         held = self._game_row(self.conn, game)
         if held is None:
+            self._refuse_look_alike(game)
             return row
         if held == row:
             return None
         raise PhantomGame(game, adding=True)
+
+    def _refuse_look_alike(self, game: str) -> None:
+        """StoreError if a held game's id reads the same as ``game`` (their confusable skeletons,
+        UTS #39, are equal: an all-Cyrillic "ѕсаре" beside "scape"). Only where one of the two
+        is not ASCII: two ASCII ids are told apart by their bytes (``game-l`` is not
+        ``game-1``), and ids of one script are already checked letter by letter."""
+        held = [row[0] for row in self.conn.execute("SELECT id FROM games")]
+        candidates = held if not game.isascii() else [h for h in held if not h.isascii()]
+        if not candidates:
+            return
+        mine = skeleton(game)
+        for other in sorted(candidates):
+            if other != game and skeleton(other) == mine:
+                raise StoreError(f"cannot add the game {shown(game)}: it reads the same as the "
+                                 f"game {shown(other)} this database holds; choose another id; "
+                                 "nothing was written")
 
     @staticmethod
     def _game_row(conn: sqlite3.Connection, game: str) -> dict[str, Any] | None:
@@ -318,6 +357,7 @@ class SQLiteEventStore:
             if conn.in_transaction:
                 conn.execute("COMMIT")
 
+    @bounded
     def read(self, game: str, upto: int | None = None) -> list[dict[str, Any]]:
         """The events of ``game`` with seq <= ``upto`` (all if None), in seq order.
 
@@ -356,6 +396,7 @@ class SQLiteEventStore:
         count = conn.execute("SELECT count(*) FROM events WHERE game = ?", [game]).fetchone()[0]
         raise GameDamaged(game, recorded, stored, count)
 
+    @bounded
     def check(self, game: str) -> int:
         """The game's length, once its last stored event is checked against its recorded head
         (seq and chain: two primary-key lookups, no hashing). GameDamaged if they differ (the
@@ -370,15 +411,18 @@ class SQLiteEventStore:
                 self._not_found(conn, game)
         return stored
 
+    @bounded
     def last_seq(self, game: str) -> int:
         row = self.conn.execute("SELECT max(seq) FROM events WHERE game = ?", [game]).fetchone()
         return row[0] or 0
 
+    @bounded
     def has_game(self, game: str) -> bool:
         """True if the game's first event is stored (a games row alone is no game)."""
         found = self.conn.execute("SELECT 1 FROM events WHERE game = ? AND seq = 1", [game])
         return found.fetchone() is not None
 
+    @bounded
     def game_ids(self) -> list[str]:
         """The id of every game whose first event is stored, in order (from the events, not the
         games table: a game whose games row was removed is here, a phantom row is not)."""
@@ -391,18 +435,23 @@ class SQLiteEventStore:
             raise PhantomGame(game)
         raise GameNotFound(game)
 
+    @bounded
     def chains(self, game: str) -> list[str]:
         """The stored chain value of every event of ``game``, in seq order."""
         cursor = self.conn.execute("SELECT chain FROM events WHERE game = ? ORDER BY seq", [game])
         return [chain for (chain,) in cursor.fetchall()]
 
+    @bounded
     def verify(self, game: str) -> int:
         """Recompute the hash chain of ``game``, check that it ends at the game's recorded head,
         and that every column repeating a fact of the log says what the log says; return its
         length. StoreError naming the first event whose stored bytes no longer match, that is
         missing, or whose row's columns differ from its body (naming the column), or the games
         row's column that differs from the first event (or that the row is missing);
-        GameDamaged if the game was cut short (the database was changed outside warlog)."""
+        GameDamaged if the game was cut short (the database was changed outside warlog);
+        DatabaseAltered if the database holds what warlog did not make (its games prove nothing)."""
+        if self.altered:
+            raise altered_error(self.path, self.altered)
         prev, count, first = GENESIS, 0, None
         with self._snapshot() as conn:
             rows = conn.execute(
@@ -443,6 +492,7 @@ class SQLiteEventStore:
         check_games_row(game, held, first, rows[0][-1])
         return count
 
+    @bounded
     def games(self) -> list[GameInfo]:
         """Every game, ordered by id, with its length and outcome, all read from the log.
 

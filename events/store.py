@@ -19,6 +19,17 @@ class StoreError(ValueError):
     """A request the store refuses (bad batch, unknown game, ...); nothing was written."""
 
 
+class DatabaseAltered(StoreError):
+    """The database holds a table, index, trigger or view that warlog did not make as it is (an
+    extra one, or one of its own changed): a write is refused before anything is written, since
+    such an object runs inside warlog's writes (events/sqlite_guard.py). ``findings`` has one
+    line for each, sorted by name."""
+
+    def __init__(self, message: str, findings: list[str]) -> None:
+        self.findings = list(findings)
+        super().__init__(message)
+
+
 class ConcurrencyError(StoreError):
     """The game moved on since the writer last read it: reload and try again."""
 

@@ -74,13 +74,13 @@ def id_option(what: str) -> Callable[[Any], Any]:
     """A typer callback checking an option that gives an id or a name (a game id, a player's
     name) by events/ids.py's rule as it is parsed: a bad one is the parser's one line naming
     the option, before anything is opened."""
-    from warlog.events.ids import IdError, check_id
+    from warlog.events.ids import IdError, check_id, normalised
 
     def check(value: Any) -> Any:
         if value is None:
             return value
-        try:
-            return check_id(value, what)
+        try:  # typed text is composed first (NFC): an accent typed apart is the same letter
+            return check_id(normalised(value), what)
         except IdError as exc:
             raise typer.BadParameter(str(exc)) from None
 
@@ -129,10 +129,19 @@ def friendly() -> Iterator[None]:
 
 
 def open_store(db: Path):
-    """The SQLiteEventStore at ``db`` (a context manager)."""
+    """The SQLiteEventStore at ``db`` (a context manager). A database altered outside warlog
+    (an object warlog did not make: the store then refuses every write) or one read as
+    immutable is said on stderr, one line each, before the command's own output."""
     from warlog.events.sqlite_store import SQLiteEventStore
 
-    return SQLiteEventStore(db)
+    store = SQLiteEventStore(db)
+    if store.altered:
+        err.print(escape(f"warning: {db}: the database was altered outside warlog ("
+                         f"{'; '.join(store.altered)}): it is read as it is, and nothing will "
+                         "be written to it"))
+    if store.note:
+        err.print(escape(f"note: {db}: {store.note}"))
+    return store
 
 
 def _damaged_row(store, game: str | None) -> str:

@@ -38,11 +38,12 @@ from warlog.engine.bots import POLICIES
 from warlog.engine.dice import DiceError, SeededDice
 from warlog.engine.fold import evolve
 from warlog.engine.game import Game, decide, start
+from warlog.engine.inputs import InputError, check_retractions
 from warlog.engine.rules import IllegalOrder, catalogue
 from warlog.engine.scenario import Scenario, load_scenario
 from warlog.engine.state import GameState
 from warlog.engine.verify import retraction, verify
-from warlog.events.ids import IdError, check_id, shown
+from warlog.events.ids import IdError, check_id, normalised, shown
 from warlog.events.model import make_note
 from warlog.events.orders import Order
 from warlog.events.orders import parse_order as order_of
@@ -76,7 +77,7 @@ def parse_players(text: str | None) -> dict[str, str]:
         if not sep or side not in players or not name:
             raise RecordError(f"--players takes red=NAME,blue=NAME, not {shown(text)}")
         try:
-            players[side] = check_id(name, "player name")
+            players[side] = check_id(normalised(name), "player name")
         except IdError as exc:
             raise RecordError(f"--players: {exc}") from None
     return players
@@ -238,6 +239,10 @@ class Recorder:
                     "already recorded with its consequences" if last else "")
             raise RecordError("nothing to undo: undo takes back an order before its dice are "
                               f"entered{done}")
+        try:
+            check_retractions(sum(e["kind"] == "order_retracted" for e in self.events))
+        except InputError as exc:
+            raise RecordError(f"cannot undo: {exc}; enter the order's dice instead") from None
         event = retraction(self.state, self.pending.order, self.who)
         self._append([event])
         self.pending = None

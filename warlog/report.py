@@ -4,6 +4,12 @@ The page holds the scenario and result, the board at the end of every turn (the 
 through them with a slider or the arrow keys), the narration of each turn with the rules each
 event cites, the attrition, exhaustion and luck charts, and the players' notes. plotly's
 JavaScript is embedded once, so the file opens anywhere, offline.
+
+Every string a log holds (a title, a name, a note) comes from anyone, so none reaches the page
+as written if it holds a control, invisible or bidi character (U+202E would reverse what
+follows it): each is shown escaped (``\u202e``), as warlog/terminal.py shows it in a terminal;
+and the page as a whole, but plotly's own library, is passed through the same escape, so no
+such character from a log is written anywhere in the file (a chart's labels included).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from warlog.dashboard import board, charts
 from warlog.engine import analysis, narration
 from warlog.engine.fold import Timeline
 from warlog.engine.rules import catalogue
+from warlog.terminal import json_safe, terminal_safe
 
 Event = dict[str, Any]
 
@@ -48,6 +55,12 @@ document.addEventListener('keydown', e => {
 });
 show(0);
 """
+
+
+def _h(value: Any) -> str:
+    """``value`` as HTML text: escaped for HTML, with every control, invisible or bidi character
+    shown as its escape."""
+    return html.escape(terminal_safe(str(value)))
 
 
 def _turn_ends(events: list[Event]) -> list[int]:
@@ -89,9 +102,9 @@ def _narration(events: list[Event]) -> str:
             title = "Set-up" if turn == 0 else f"Turn {turn}"
             parts.append(f'<section class="turn"><h3>{title}</h3><ul>')
         cited = " ".join(
-            f'<span title="{html.escape(rules[r].text)}">{html.escape(r)}</span>'
+            f'<span title="{_h(rules[r].text)}">{_h(r)}</span>'
             for r in e.get("rules", ()) if r in rules)
-        parts.append(f"<li>{html.escape(line)} <span class=\"rules\">{cited}</span></li>")
+        parts.append(f"<li>{_h(line)} <span class=\"rules\">{cited}</span></li>")
     if turn is not None:
         parts.append("</ul></section>")
     return "\n".join(parts)
@@ -112,27 +125,28 @@ def report_html(events: list[Event]) -> str:
     steps = analysis.steps(events)
     notes = [n for group in analysis.notes_by_step(events, steps).values() for n in group]
     note_html = "".join(
-        f'<p class="note">📝 {html.escape(n["text"])}'
-        + (f" — {html.escape(n['author'])}" if n.get("author") else "")
+        f'<p class="note">📝 {_h(n["text"])}'
+        + (f" — {_h(n['author'])}" if n.get("author") else "")
         + f' <span class="muted">(event {n["about"]})</span></p>' for n in notes)
     boards = json.dumps(_boards(events, timeline)).replace("</", "<\\/")
     attrition = _chart(charts.attrition_figure(analysis.attrition(events)))
     exhaustion = _chart(charts.exhaustion_figure(analysis.exhaustion(events)))
     luck = _chart(charts.luck_figure(analysis.luck_by_turn(events)))
-    sides = " vs ".join(f"<b>{html.escape(side)}</b>: {html.escape(name)}"
+    sides = " vs ".join(f"<b>{_h(side)}</b>: {_h(name)}"
                         for side, name in names.items())
-    return f"""<!DOCTYPE html>
+    top = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
-<title>{html.escape(scenario.title)} — warlog report</title>
+<title>{_h(scenario.title)} — warlog report</title>
 <style>{STYLE}</style>
-<script>{plotly.offline.get_plotlyjs()}</script>
+<script>"""
+    rest = f"""</script>
 </head><body>
-<h1>{html.escape(scenario.title)}</h1>
-<p class="muted">{html.escape(scenario.description)}</p>
-<p>{sides} · {html.escape(analysis.system_name(final))} · {scenario.grid.kind} grid
-{scenario.grid.width}×{scenario.grid.height} · game <code>{html.escape(final.game)}</code></p>
-<p class="result">Result: {html.escape(result)}</p>
-<p class="muted">Options: {html.escape(options)}</p>
+<h1>{_h(scenario.title)}</h1>
+<p class="muted">{_h(scenario.description)}</p>
+<p>{sides} · {_h(analysis.system_name(final))} · {_h(scenario.grid.kind)} grid
+{scenario.grid.width}×{scenario.grid.height} · game <code>{_h(final.game)}</code></p>
+<p class="result">Result: {_h(result)}</p>
+<p class="muted">Options: {_h(options)}</p>
 <h2>The board, turn by turn</h2>
 <div id="board-controls"><input type="range" id="turn" min="0" max="{len(_turn_ends(events)) - 1}"
  value="0" aria-label="turn"><span id="turn-label"></span>
@@ -150,3 +164,6 @@ def report_html(events: list[Event]) -> str:
 produced it (hover a rule id for its text).</p>
 </body></html>
 """
+    # json_safe's \uXXXX reads as itself in HTML text and as the character's escape in the
+    # page's JSON and scripts: valid everywhere, raw nowhere. plotly's library goes in as it is.
+    return json_safe(top) + plotly.offline.get_plotlyjs() + json_safe(rest)

@@ -118,7 +118,7 @@ def test_a_note_envelope_other_than_its_event_is_refused(tmp_path, table_game, e
 
 def test_a_blank_note_and_a_note_about_itself_are_refused(table_game):
     blank = _with_note(table_game, 3, text="   ")
-    assert "needs some text" in verify(blank).mismatch.message
+    assert "the note is blank" in verify(blank).mismatch.message
     itself = _with_note(table_game, 3)
     itself[-1]["about"] = itself[-1]["seq"]
     assert "does not come before it" in verify(itself).mismatch.message

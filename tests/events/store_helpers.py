@@ -44,3 +44,25 @@ def make_old_format(path: Path) -> None:
         "DROP TABLE heads; DROP TRIGGER events_no_replace; DROP TRIGGER games_no_replace;"
     )
     conn.close()
+
+
+def plant(path: Path, *statements: str) -> None:
+    """What a hostile file holds: objects made (or changed) with a plain sqlite3 connection."""
+    conn = raw(path)
+    try:
+        for statement in statements:
+            conn.execute(statement)
+        conn.commit()
+    finally:
+        conn.close()
+
+
+def row_counts(path: Path) -> dict[str, int]:
+    """How many rows each of warlog's tables holds (read through whatever now has its name)."""
+    conn = sqlite3.connect(path)
+    try:
+        names = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
+        return {table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                for table in ("events", "heads", "games", "zz_games_table") if table in names}
+    finally:
+        conn.close()

@@ -97,3 +97,26 @@ def test_an_unknown_rule_system_in_a_stored_game_is_one_line_from_orders(stored)
     for command in ("orders", "show", "log"):
         one_error_line(run(command, game, "--db", str(db), ok=False),
                        "rule_system is 'chess', but the game's scenario says 'ohw'")
+
+
+def test_a_planted_trigger_fails_verify_and_refuses_an_order_but_the_games_still_list(stored):
+    """Before (issue 30): guards replaced by no-ops of the same name and an AFTER INSERT ON heads
+    trigger let a later order on one game delete another, and verify of the game ordered said OK.
+    Now verify fails naming the trigger, and the games still list."""
+    db, game = stored
+    before = run("games", "--json", "--db", str(db)).output
+    conn = sqlite3.connect(db)
+    conn.executescript(
+        "DROP TRIGGER events_no_delete; CREATE TRIGGER events_no_delete BEFORE DELETE ON events "
+        "BEGIN SELECT 1; END; CREATE TRIGGER zz_bomb AFTER INSERT ON heads BEGIN "
+        "DELETE FROM events WHERE game <> NEW.game; END")
+    conn.close()
+    result = run("verify", game, "--db", str(db), ok=False)
+    # every command that opens it says so first, one line naming both objects; verify fails
+    warning, verdict = result.output.strip().splitlines()
+    assert warning.startswith(f"warning: {db}: the database was altered")
+    assert "events_no_delete" in warning and "zz_bomb" in warning
+    assert verdict == (f"FAIL {db}: the database was altered outside warlog: the trigger "
+                       "events_no_delete was changed outside warlog (and 1 more)")
+    listed = run("games", "--json", "--db", str(db))
+    assert listed.stdout == before and "zz_bomb" in listed.stderr

@@ -258,3 +258,30 @@ def test_an_open_that_stays_busy_says_so_and_changes_nothing(tmp_path, build):
     assert build.dump(path) == before
     with SQLiteEventStore(path) as s:
         assert s.check("g1") == 3
+
+
+def test_an_old_database_holding_a_planted_object_is_read_but_never_completed(tmp_path, build):
+    """Issue 30: opening completes an older layout only if everything it holds is warlog's own;
+    otherwise nothing is written, the findings name the planted object and the missing ones,
+    and the games are still read (heads stood in for, as on a read-only file)."""
+    path = tmp_path / "old.db"
+    with SQLiteEventStore(path) as s:
+        s.append("g1", build.make_game("g1", 6), 0)
+    make_old_format(path)
+    conn = raw(path)
+    conn.execute("CREATE VIEW zz_view AS SELECT 1")
+    conn.commit()
+    conn.close()
+    before = build.dump(path)
+    with SQLiteEventStore(path) as s:
+        assert s.altered == [
+            "this database has a view warlog did not make: zz_view",
+            *(f"the {kind} {name} that warlog makes is missing" for kind, name in [
+                ("trigger", "events_no_replace"), ("trigger", "games_no_replace"),
+                ("table", "heads"), ("trigger", "heads_follow_events"),
+                ("trigger", "heads_no_delete"), ("trigger", "heads_no_update")]),
+        ]
+        assert s.read("g1") == build.make_game("g1", 6) and s.check("g1") == 6
+        with pytest.raises(StoreError, match=r"zz_view \(and 6 more\); nothing was written"):
+            s.append("g1", build.make_game("g1", 7)[6:], 6)
+    assert build.dump(path) == before

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from warlog.engine import vocabulary
 from warlog.engine.flow import phase_name
 from warlog.engine.geometry import Cell
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.state import GameState
-from warlog.events.orders import (BombardOrder, FightOrder, MeleeOrder, MoveOrder, RouteOrder,
-                                  ShootOrder)
 
 
 @dataclass(frozen=True)
@@ -46,13 +45,6 @@ def _row_major(cell: Cell) -> tuple[int, int]:
     return cell[1], cell[0]
 
 
-def _move_end(state: GameState, order: MoveOrder) -> Cell:
-    cell = state.units[order.unit].cell
-    for _ in range(order.distance):
-        cell = state.grid.step(cell, order.facing)
-    return cell
-
-
 def unit_reach(state: GameState, unit_id: str) -> UnitReach:
     """The reach of ``unit_id`` at ``state``. KeyError for a unit the game does not have."""
     unit = state.units[unit_id]
@@ -69,30 +61,21 @@ def unit_reach(state: GameState, unit_id: str) -> UnitReach:
                      if zone.near <= grid.distance(unit.cell, c) <= zone.far
                      and (zone.arc is None or grid.in_arc(unit.cell, unit.facing, c, zone.arc))]
     acting = not unit.removed and not state.ended and state.to_act == unit.side
-    moves: dict[Cell, None] = {}
-    targets: dict[str, None] = {}
-    aimed: dict[Cell, None] = {}
+    moves: tuple[Cell, ...] = ()
+    targets: tuple[str, ...] = ()
+    aimed: tuple[Cell, ...] = ()
     if acting:
         own = ruleset.legal_orders(state, unit_id)
         # Orders of a whole side (Frontier's combat names only its target) when the unit has
-        # none of its own: it takes part if it is next to the target and facing it.
+        # none of its own: the vocabulary says whether it takes part.
         side_orders = [] if own else [o for o in ruleset.legal_orders(state)
-                                      if isinstance(o, FightOrder)]
-        for order in own + side_orders:
-            if isinstance(order, MoveOrder):
-                if order.attack:
-                    targets[order.attack] = None
-                if order.distance:
-                    moves[_move_end(state, order)] = None
-            elif isinstance(order, RouteOrder) and order.path:
-                moves[tuple(order.path[-1])] = None
-            elif isinstance(order, (ShootOrder, MeleeOrder)):
-                targets[order.target] = None
-            elif isinstance(order, BombardOrder):
-                aimed[tuple(order.cell)] = None
-            elif isinstance(order, FightOrder):
-                if state.grid.step(unit.cell, unit.facing) == state.units[order.target].cell:
-                    targets[order.target] = None
+                                      if vocabulary.unit_of(state, o) is None]
+        offered = vocabulary.choices(state, unit_id, own + side_orders)
+        ends = (vocabulary.kind_of(state, o).ends_on(state, o) for o in offered.orders())
+        moves = tuple(dict.fromkeys(cell for cell in ends if cell is not None))
+        targets = tuple(enemy for enemy, orders in offered.enemies.items()
+                        if any(vocabulary.kind_of(state, o).strikes for o in orders))
+        aimed = tuple(offered.aims)
     return UnitReach(unit=unit_id, zone=zone, zone_cells=tuple(sorted(cells, key=_row_major)),
                      moves=tuple(sorted(moves, key=_row_major)),
                      targets=tuple(sorted(targets)), aimed_cells=tuple(sorted(aimed, key=_row_major)),

@@ -12,6 +12,7 @@ from typing import Protocol
 
 from warlog.engine.flow import Context
 from warlog.engine.reach import FireZone
+from warlog.engine.rulesets.order_kinds import OrderKind
 from warlog.engine.state import GameState, Unit
 from warlog.events.orders import Order
 
@@ -24,6 +25,10 @@ class Ruleset(Protocol):
     # Unit fields beyond the common ones that this system's rules read (moved_cells, ...):
     # they join its games' state checksum. Optional; none by default.
     unit_state: tuple[str, ...]
+    # The order vocabulary: every type of order its legal_orders gives, with how a player
+    # points at the board to give it (engine/rulesets/order_kinds.py); the pages that play a
+    # game read this, never the system's name.
+    orders: tuple[OrderKind, ...]
 
     def turn_steps(self, state: GameState) -> tuple[tuple[str, str | None], ...]:
         """One game turn's phases in order, each with whose it is: "first" (the side going

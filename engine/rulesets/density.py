@@ -21,6 +21,7 @@ from warlog.engine.rulesets import density_combat as combat
 from warlog.engine.rulesets import density_move as move
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
+from warlog.engine.rulesets import order_kinds
 from warlog.events import model
 from warlog.events.orders import EndPhaseOrder, Order, ReformOrder, RouteOrder, ShootOrder
 
@@ -31,6 +32,8 @@ PHASE_RULES = {"actions": ("density.actions",), "melee": ("density.actions", "de
 
 class Density:
     system = "density"
+    # The orders it gives, as a player points at the board (engine/rulesets/order_kinds.py).
+    orders = (order_kinds.ROUTE, order_kinds.SHOOT, order_kinds.REFORM, order_kinds.END_PHASE)
     automatic_phases = frozenset({"melee", "removal"})
     checksum_rules = ("density.actions",)
     measure = "hits"  # the number on a unit: hits taken (density.removal)

@@ -20,6 +20,7 @@ from warlog.engine.rulesets import common
 from warlog.engine.rulesets import frontier_fire as fire
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
+from warlog.engine.rulesets import order_kinds
 from warlog.events import model
 from warlog.events.orders import BombardOrder, EndPhaseOrder, FightOrder, Order, RouteOrder
 
@@ -29,6 +30,8 @@ ORDER_PHASE = {"bombard": "artillery", "route": "movement", "fight": "combat"}
 
 class Frontier:
     system = "frontier"
+    # The orders it gives, as a player points at the board (engine/rulesets/order_kinds.py).
+    orders = (order_kinds.ROUTE, order_kinds.BOMBARD, order_kinds.FIGHT, order_kinds.END_PHASE)
     automatic_phases = frozenset({"artillery_losses", "initiative"})
     checksum_rules = ("frontier.turn",)
     measure = "strength"  # the number on a unit: its strength (losses are whole units)

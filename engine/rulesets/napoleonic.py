@@ -20,6 +20,7 @@ from warlog.engine.rulesets import napoleonic_fire as fire
 from warlog.engine.rulesets import napoleonic_move as move
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
+from warlog.engine.rulesets import order_kinds
 from warlog.events import model
 from warlog.events.orders import (
     BombardOrder,
@@ -40,6 +41,9 @@ PHASE_RULES = {"artillery": "napoleonic.artillery_fire", "movement": "napoleonic
 
 class Napoleonic:
     system = "napoleonic"
+    # The orders it gives, as a player points at the board (engine/rulesets/order_kinds.py).
+    orders = (order_kinds.ROUTE, order_kinds.SHOOT, order_kinds.MELEE, order_kinds.HIT_CHOICE,
+              order_kinds.FORMATION, order_kinds.BOMBARD, order_kinds.END_PHASE)
     automatic_phases: frozenset[str] = frozenset()
     measure = "strength"
     checksum_rules = ("napoleonic.defaults",)

@@ -30,6 +30,7 @@ from warlog.engine.rulesets.ohw_move import (
 )
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
+from warlog.engine.rulesets import order_kinds
 from warlog.events import model
 from warlog.events.orders import (
     BarrageOrder,
@@ -44,6 +45,9 @@ from warlog.events.orders import (
 
 class OneHourWargames(OrderChecks):
     system = "ohw"
+    # The orders it gives, as a player points at the board (engine/rulesets/order_kinds.py).
+    orders = (order_kinds.MOVE, order_kinds.ROUTE, order_kinds.SHOOT, order_kinds.TURN_TO_FACE,
+              order_kinds.FORMATION, order_kinds.ROLES, order_kinds.BARRAGE, order_kinds.END_PHASE)
     automatic_phases = frozenset({"melee", "removal", "spotting", "armies"})
 
     def __init__(self) -> None:

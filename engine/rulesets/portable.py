@@ -23,6 +23,7 @@ from warlog.engine.rulesets import common
 from warlog.engine.rulesets import portable_combat as combat
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
+from warlog.engine.rulesets import order_kinds
 from warlog.events import model
 from warlog.events.orders import (
     EndPhaseOrder,
@@ -39,6 +40,8 @@ UNIT_ORDERS = (RouteOrder, ShootOrder, MeleeOrder)
 
 class PortableWargame:
     system = "portable"
+    # The orders it gives, as a player points at the board (engine/rulesets/order_kinds.py).
+    orders = (order_kinds.ROUTE, order_kinds.SHOOT, order_kinds.MELEE, order_kinds.HIT_CHOICE, order_kinds.END_PHASE)
     automatic_phases = frozenset({"initiative", "muster"})
     measure = "strength"  # what the number on a unit counts
     checksum_rules = ("portable.turn",)

@@ -1,0 +1,138 @@
+"""What a player may do now, by pointing: the legal orders of a state grouped by the cell, the
+enemy or the button that gives each, read through the rule system's order vocabulary
+(``Ruleset.orders``, engine/rulesets/order_kinds.py).
+
+Everything here comes from the system's own ``legal_orders``: a cell is offered only if a legal
+order ends a move there, an enemy only if a legal order shoots or attacks it, so the board a
+player clicks is exactly what the referee accepts. Several orders may share one click (the
+facings a move may end with, a charge from two approaches): the page asks which, by their
+labels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from warlog.engine.rulesets import get_ruleset
+from warlog.engine.rulesets.order_kinds import Gesture, OrderKind
+from warlog.engine.state import GameState
+from warlog.events.orders import Order
+
+Cell = tuple[int, int]
+
+
+class UnknownOrderKind(LookupError):
+    """An order whose type its rule system does not list in its vocabulary (a bug in the
+    system's table, never a player's mistake)."""
+
+
+def kinds(system: str) -> dict[str, OrderKind]:
+    """The order kinds of ``system``, by order type."""
+    return {kind.type: kind for kind in get_ruleset(system).orders}
+
+
+def kind_of(state: GameState, order: Order) -> OrderKind:
+    kind = kinds(state.rule_system).get(order.type)
+    if kind is None:
+        raise UnknownOrderKind(f"the {state.rule_system} rule system gives {order.type!r} "
+                               "orders but does not describe them (Ruleset.orders)")
+    return kind
+
+
+def gesture(state: GameState, order: Order) -> Gesture:
+    return kind_of(state, order).gesture(state, order)
+
+
+def label(state: GameState, order: Order) -> str:
+    return kind_of(state, order).label(order)
+
+
+def unit_of(state: GameState, order: Order) -> str | None:
+    return kind_of(state, order).unit(order)
+
+
+@dataclass
+class Choices:
+    """The orders one unit (or, with ``unit`` None, its side) may give now, by what gives them:
+    a cell its move ends on, an enemy it shoots or attacks, a cell it fires at, a button beside
+    it; and the side's own buttons (end the phase, name the defender, a side's combat)."""
+
+    unit: str | None
+    cells: dict[Cell, list[Order]] = field(default_factory=dict)
+    enemies: dict[str, list[Order]] = field(default_factory=dict)
+    aims: dict[Cell, list[Order]] = field(default_factory=dict)
+    buttons: list[Order] = field(default_factory=list)
+    side: list[Order] = field(default_factory=list)
+
+    def orders(self) -> list[Order]:
+        """Every order offered, each once: the pointing kinds first, then the buttons."""
+        seen: dict[str, Order] = {}
+        for group in (*self.cells.values(), *self.enemies.values(), *self.aims.values(),
+                      self.buttons, self.side):
+            for order in group:
+                seen.setdefault(order.model_dump_json(), order)
+        return list(seen.values())
+
+
+def _put(choices: Choices, state: GameState, order: Order, where: Gesture) -> None:
+    if where.how == "cell":
+        choices.cells.setdefault(where.at, []).append(order)
+    elif where.how == "enemy":
+        choices.enemies.setdefault(where.at, []).append(order)
+    elif where.how == "aim":
+        choices.aims.setdefault(where.at, []).append(order)
+    elif where.how == "unit":
+        choices.buttons.append(order)
+    else:
+        choices.side.append(order)
+
+
+def choices(state: GameState, unit: str | None = None, legal: list[Order] | None = None
+            ) -> Choices:
+    """What ``unit`` (None: nobody selected) may do now, and the side's own orders. ``legal``:
+    every legal order now, when the caller has them (``legal_orders(state)``)."""
+    ruleset = get_ruleset(state.rule_system)
+    if legal is None:
+        legal = ruleset.legal_orders(state)
+    out = Choices(unit=unit)
+    table = kinds(state.rule_system)
+    for order in legal:
+        kind = table.get(order.type)
+        if kind is None:
+            raise UnknownOrderKind(f"the {state.rule_system} rule system gives {order.type!r} "
+                                   "orders but does not describe them (Ruleset.orders)")
+        owner = kind.unit(order)
+        where = kind.gesture(state, order)
+        if owner is None:
+            joins = (unit is not None and kind.takes_part is not None
+                     and kind.takes_part(state, unit, order))
+            if joins or (unit is None and where.how == "enemy"):
+                _put(out, state, order, where)
+            else:
+                out.side.append(order)
+        elif owner == unit:
+            _put(out, state, order, where)
+    return out
+
+
+def units_to_act(state: GameState, legal: list[Order] | None = None) -> list[str]:
+    """The units that may act now (a legal order names them or they join a side's order), in
+    the order their first legal order comes: the page marks them."""
+    ruleset = get_ruleset(state.rule_system)
+    if legal is None:
+        legal = ruleset.legal_orders(state)
+    table = kinds(state.rule_system)
+    acting: dict[str, None] = {}
+    side_orders = []
+    for order in legal:
+        kind = table[order.type]
+        owner = kind.unit(order)
+        if owner is not None:
+            acting[owner] = None
+        elif kind.takes_part is not None:
+            side_orders.append((kind, order))
+    if side_orders and state.to_act:
+        for u in state.alive(state.to_act):
+            if any(kind.takes_part(state, u.id, order) for kind, order in side_orders):
+                acting[u.id] = None
+    return list(acting)

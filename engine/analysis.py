@@ -114,9 +114,13 @@ def exhaustion(events: Sequence[Event]) -> list[dict[str, Any]]:
     declared = {e["side"]: e["turn"] for e in events if e["kind"] == "army_exhausted"}
     rows: list[dict[str, Any]] = []
     state = None
-    for i, e in enumerate(events):
+    # A note carries the turn of the moment it is about, wherever it is appended: a note on
+    # turn 3 written after turn 8 would close a "turn 3" at the final totals. Notes change
+    # nothing in the battle, so the turns are read from the other events.
+    battle = [e for e in events if e["kind"] != "note"]
+    for i, e in enumerate(battle):
         state = evolve(state, e, check=False)
-        if i + 1 < len(events) and events[i + 1]["turn"] == e["turn"]:
+        if i + 1 < len(battle) and battle[i + 1]["turn"] == e["turn"]:
             continue
         for side in SIDES:
             start = lost = 0

@@ -18,8 +18,40 @@ from warlog.events.store import StoreError
 
 st.title("Library")
 path = data.db_path()
+
+
+def add_upload() -> tuple[str, str] | None:
+    """The file in the uploader, added before the games are listed (so the list and its count
+    include it at once), once per file: a rerun with the same file in the widget shows the
+    same verdict rather than importing it again. ("success" or "error", the message)."""
+    upload = st.session_state.get("library_upload")
+    if upload is None:
+        return None
+    verdicts = st.session_state.setdefault("library_verdicts", {})
+    if upload.file_id in verdicts:
+        return verdicts[upload.file_id]
+    bar = st.empty()
+
+    def rederived(done: int, total: int) -> None:  # a game a search bot played: minutes
+        bar.progress(done / max(1, total), text=f"Re-deriving {data.markdown_text(upload.name)}: "
+                     f"{done} of {total} orders (a search bot's orders are re-chosen by playing "
+                     "its playouts again)")
+
+    try:
+        added = data.import_upload(path, upload.getvalue(), upload.name, rederived)
+    except Exception as exc:  # an uploaded file is untrusted input: any failure is a message
+        verdict = ("error", f"Cannot add {upload.name}: {exc}")
+    else:
+        verdict = ("success", f"Added {added}: it re-derives from its own orders and dice.")
+    finally:
+        bar.empty()
+    verdicts[upload.file_id] = verdict
+    return verdict
+
+
 try:
     data.ensure_database(path)
+    verdict = add_upload()
     games = data.list_games(path)
 except (StoreError, sqlite3.Error) as exc:
     st.error(f"Cannot open the database {path}: {exc}")
@@ -53,21 +85,6 @@ if chosen is not None:
         file_name=f"{chosen}.jsonl", mime="application/jsonl", key="library_download")
 
 st.subheader("Add a replay file")
-upload = st.file_uploader("Replay file (.jsonl or .jsonl.gz)", type=data.REPLAY_TYPES,
-                          key="library_upload")
-if upload is not None:
-    bar = st.empty()
-
-    def rederived(done: int, total: int) -> None:  # a game a search bot played: minutes
-        bar.progress(done / max(1, total), text=f"Re-deriving {data.markdown_text(upload.name)}: "
-                     f"{done} of {total} orders (a search bot's orders are re-chosen by playing "
-                     "its playouts again)")
-
-    try:
-        added = data.import_upload(path, upload.getvalue(), upload.name, rederived)
-    except Exception as exc:  # an uploaded file is untrusted input: any failure is a message
-        st.error(f"Cannot add {upload.name}: {exc}")
-    else:
-        st.success(f"Added {added}: it re-derives from its own orders and dice.")
-    finally:
-        bar.empty()
+st.file_uploader("Replay file (.jsonl or .jsonl.gz)", type=data.REPLAY_TYPES, key="library_upload")
+if verdict is not None:
+    (st.success if verdict[0] == "success" else st.error)(verdict[1])

@@ -365,12 +365,16 @@ def win_probability(key: str, step: analysis.Step, events: list[Event], clicked)
         st.error(str(exc))
         return
     if curve is None:
-        st.caption(f"No curve is stored for this game as it stands. Computing one plays the "
-                   f"game out {data.DASHBOARD_PLAYOUTS} times from the start of every turn "
-                   "(`warlog winprob GAME --playouts 500` makes a finer one).")
-        if not st.button("Compute the win probability", key="winprob_compute",
-                         icon=":material/query_stats:"):
+        offer = st.empty()  # the offer goes once the curve is computed, not above the chart
+        with offer.container():
+            st.caption(f"No curve is stored for this game as it stands. Computing one plays "
+                       f"the game out {data.DASHBOARD_PLAYOUTS} times from the start of every "
+                       "turn (`warlog winprob GAME --playouts 500` makes a finer one).")
+            pressed = st.button("Compute the win probability", key="winprob_compute",
+                                icon=":material/query_stats:")
+        if not pressed:
             return
+        offer.empty()
         bar = st.progress(0.0, text="Playing the game out from every turn…")
 
         def progress(done: int, total: int) -> None:
@@ -461,8 +465,8 @@ def main() -> None:
                    "yardstick, not a rule.")
         st.plotly_chart(data.exhaustion_chart(key, step.turn, proj), **clicked("exhaustion"))
     st.subheader("Luck")
-    st.caption("Hits dealt against what average dice would have dealt in the same attacks "
-               "(the Portable Wargame: hits scored against each die's odds). Click a point of "
+    st.caption("What each side's dice gave (the hits they dealt) against what average dice "
+               "would have given in the same rolls, by this game's own rules. Click a point of "
                "any chart to go to that turn.")
     curve, table = st.columns([3, 2])
     curve.plotly_chart(data.luck_chart(key, step.turn, proj), **clicked("luck_chart"))

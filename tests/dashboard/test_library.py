@@ -105,6 +105,11 @@ def test_a_replay_file_is_added_only_if_it_re_derives(library, tmp_path):
     assert not at.exception and at.success and "lib-new" in at.success[0].value
     with SQLiteEventStore(db) as store:
         assert store.read("lib-new") == good
+    # the list counts it in the same run (issue 22: it counted the old number until reloaded),
+    # and a rerun with the file still in the widget adds nothing and says the same
+    assert any(c.value.startswith("3 of 3 games") for c in at.caption), [c.value for c in at.caption]
+    at.run()
+    assert not at.exception and not at.error and "lib-new" in at.success[0].value
     forged = [dict(e) for e in play_out("lib-forged", load_scenario("ancients-river-crossing"),
                                         seed=5).events]
     die = next(i for i, e in enumerate(forged) if e["kind"] == "dice_rolled")

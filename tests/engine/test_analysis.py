@@ -353,3 +353,14 @@ def test_rules_are_titled_for_people_even_when_unknown():
     assert rules_title("ohw", "horse_and_musket") == "One Hour Wargames: Horse & Musket"
     assert rules_title("density", "density") == "Ancient battles with formation density"
     assert rules_title("chess", "modern") == "chess modern"  # a system this version lacks
+
+
+def test_a_note_on_an_early_turn_changes_no_exhaustion_row(river_game):
+    """Issue 22: a note carries the turn of the moment it is about; appended after the last
+    turn, it gave the chart a point at that turn with the final totals (and flat lines)."""
+    from warlog.events.model import make_note
+
+    early = next(e["seq"] for e in river_game if e["turn"] == 2)
+    noted = [*river_game, make_note(river_game, early, "the ford was the key")]
+    assert noted[-1]["turn"] == 2
+    assert analysis.exhaustion(noted) == analysis.exhaustion(river_game)

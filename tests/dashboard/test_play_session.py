@@ -1,0 +1,286 @@
+"""The Play page's logic (dashboard/play_session.py) on a real SQLite file: starting a game with
+seats, a person against the tactician to the end, real dice given at the table, two pages on
+one game, and the refusals the command line makes too."""
+
+from __future__ import annotations
+
+import pytest
+
+from warlog.dashboard.play_session import (
+    POLICY_WORDS,
+    BotStep,
+    DiceNeeded,
+    GameMovedOn,
+    OrderRefused,
+    PlayError,
+    Seat,
+    SeatError,
+    Table,
+    fallback_orders,
+    policies,
+    start,
+)
+from warlog.engine.bots import POLICIES, SEARCH_POLICIES
+from warlog.engine.scenario import load_scenario
+from warlog.engine.verify import verify
+from warlog.events.orders import EndPhaseOrder
+from warlog.events.sqlite_store import SQLiteEventStore
+from warlog.notation import format_order, parse_order
+
+SCENARIO = "ancients-river-crossing"  # a small One Hour Wargames battle: 12 x 8, a few units
+
+
+@pytest.fixture
+def store(tmp_path):
+    with SQLiteEventStore(tmp_path / "play.db") as s:
+        yield s
+
+
+@pytest.fixture
+def scenario():
+    return load_scenario(SCENARIO)
+
+
+def first_choice(table: Table):
+    """The person's move: the first order of the first unit that may act, else end the phase."""
+    units = table.units_to_act()
+    if units:
+        return table.choices(units[0]).orders()[0]
+    assert EndPhaseOrder() in table.choices(None).side
+    return EndPhaseOrder()
+
+
+def test_a_person_plays_the_tactician_to_the_end_and_the_game_verifies(store, scenario):
+    gid = start(store, scenario, game_id="vs-bot", seats={
+        "red": Seat.person("Ann"), "blue": Seat.of_bot("tactician")}, seed=7,
+        played="2026-12-03")
+    assert gid == "vs-bot"
+    table = Table(store, gid)
+    assert table.state.players == {"red": "Ann", "blue": "tactician"}
+    assert table.state.dice_mode == "seeded"
+    bot_steps = person_orders = 0
+    for _ in range(5_000):
+        seat = table.seat_to_act
+        if seat is None:
+            break
+        if seat.bot:
+            assert seat == Seat.of_bot("tactician")
+            with pytest.raises(PlayError, match="bot"):
+                table.give(EndPhaseOrder())
+            side = table.state.to_act
+            step = table.bot_step()
+            assert step.events[0]["side"] == side
+            assert isinstance(step, BotStep)
+            assert step.events[0]["kind"] == "order_given"
+            assert step.events[0]["by"] == "tactician"
+            assert table.label(step.order) in step.reason
+            assert format_order(step.order) in step.reason
+            assert step.reason.startswith(f"tactician ({side}): ")
+            bot_steps += 1
+        else:
+            assert seat == Seat.person("Ann")
+            with pytest.raises(PlayError, match="not a bot"):
+                table.bot_step()
+            new = table.give(first_choice(table))
+            assert isinstance(new, list) and new[0]["by"] == "Ann"
+            person_orders += 1
+    else:
+        pytest.fail("the game did not end")
+    assert bot_steps and person_orders
+    stored = store.read(gid)
+    assert stored == table.events  # the table's view is the store's, nothing doubled
+    assert table.state.ended and stored[-1]["kind"] == "game_ended"
+    assert table.units_to_act() == [] and fallback_orders(table) == []
+    report = verify(stored)
+    assert report.ok, report.mismatch
+
+
+def test_the_first_bot_moves_when_the_bot_side_opens(store, scenario):
+    gid = start(store, scenario, seats={"red": Seat.of_bot("aggressive"),
+                                        "blue": Seat.of_bot("cautious")}, seed=3)
+    assert gid == f"{scenario.id}-1"
+    table = Table(store, gid)
+    for _ in range(20):
+        table.bot_step()
+    assert verify(store.read(gid)).ok
+
+
+def manual_game(store, scenario) -> Table:
+    gid = start(store, scenario, seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")},
+                dice="manual")
+    return Table(store, gid)
+
+
+def to_first_roll(table: Table) -> DiceNeeded:
+    """Play the first choices until an order asks for dice."""
+    for _ in range(500):
+        result = table.give(first_choice(table))
+        if isinstance(result, DiceNeeded):
+            return result
+    pytest.fail("no order rolled dice")
+
+
+def test_manual_dice_are_asked_for_and_complete_the_order(store, scenario):
+    table = manual_game(store, scenario)
+    assert table.state.dice_mode == "manual"
+    needed = to_first_roll(table)
+    before = len(store.read(table.game_id))
+    assert len(table.events) == before  # nothing of the waiting order is stored
+    assert needed.given == ()
+    (die,) = needed.dice
+    assert die.number == 1 and die.sides == 6 and die.purpose
+    assert needed.notation == format_order(needed.order)
+    assert needed.label in needed.prompt() and die.purpose in needed.prompt()
+    assert table.pending is not None and table.pending.order == needed.order
+    # another order while it waits is refused, the waiting one is kept
+    with pytest.raises(ValueError, match="waits for its dice"):
+        table.give(EndPhaseOrder())
+    result = table.dice([4])
+    while isinstance(result, DiceNeeded):  # an order may roll more than one die
+        assert result.dice[0].number == len(result.given) + 1
+        result = table.dice([4])
+    assert isinstance(result, list) and result[0]["kind"] == "order_given"
+    assert result[0]["order"] == needed.order.model_dump(mode="json")
+    rolls = [e for e in result if e["kind"] == "dice_rolled"]
+    assert rolls and all(e["faces"] == [4] for e in rolls)
+    assert rolls[0]["purpose"] == die.purpose
+    assert store.read(table.game_id) == table.events
+    assert table.pending is None
+    assert verify(table.events).ok
+
+
+def test_undo_before_the_dice_writes_order_retracted_and_a_note_is_kept(store, scenario):
+    table = manual_game(store, scenario)
+    needed = to_first_roll(table)
+    retracted = table.undo()
+    assert retracted["kind"] == "order_retracted"
+    stored = store.read(table.game_id)
+    assert stored[-1] == retracted
+    assert table.pending is None
+    with pytest.raises(ValueError, match="nothing to undo"):
+        table.undo()
+    # the same order can be given again; it asks for the same die
+    again = table.give(needed.order)
+    assert again == needed
+    while isinstance(again, DiceNeeded):
+        again = table.dice([5])
+    assert again[0]["kind"] == "order_given"
+    note = table.note("the ford is the key", "Ann")
+    assert note["kind"] == "note" and note["text"] == "the ford is the key"
+    assert store.read(table.game_id)[-1] == note
+    assert verify(store.read(table.game_id)).ok
+
+
+def test_too_many_faces_store_nothing(store, scenario):
+    table = manual_game(store, scenario)
+    needed = to_first_roll(table)
+    table.undo()
+    count = len(store.read(table.game_id))
+    with pytest.raises(ValueError, match="were given"):
+        table.give(needed.order, [5] * 50)
+    assert len(store.read(table.game_id)) == count and table.pending is None
+
+
+def test_an_illegal_order_is_the_rules_one_line_refusal(store, scenario):
+    gid = start(store, scenario, seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")},
+                seed=1)
+    table = Table(store, gid)
+    count = len(store.read(gid))
+    other = next(u for u in table.state.units.values() if u.side != table.state.to_act)
+    with pytest.raises(OrderRefused, match=" — rule ") as caught:
+        table.give(parse_order(f"move {other.id} N 1".split()))
+    assert "\n" not in str(caught.value)
+    assert len(store.read(gid)) == count and table.pending is None
+
+
+def test_a_second_page_on_the_same_game_is_told_it_moved_on(store, scenario):
+    gid = start(store, scenario, seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")},
+                seed=11)
+    first, second = Table(store, gid), Table(store, gid)
+    order = first_choice(first)
+    assert first_choice(second) == order
+    made = first.give(order)
+    assert isinstance(made, list)
+    with pytest.raises(GameMovedOn, match="^the game moved on: "):
+        second.give(order)
+    # the second table read the game again: it sees the first's order, once
+    assert second.events == store.read(gid) == first.events
+    given = [e for e in second.events if e["kind"] == "order_given"]
+    assert len(given) == 1 and given[0]["seq"] == made[0]["seq"]
+    assert second.refresh() is False  # nothing new since it reloaded
+    # the first table is now the stale one; refresh brings it up to date
+    assert isinstance(second.give(first_choice(second)), list)
+    assert first.refresh() is True
+    assert first.events == store.read(gid)
+    assert [format_order(o) for _, o in fallback_orders(first)] == \
+        [n for n, _ in fallback_orders(second)]
+    assert verify(store.read(gid)).ok
+
+
+def test_a_stale_bot_step_is_refused_and_nothing_is_doubled(store, scenario):
+    gid = start(store, scenario, seats={"red": Seat.of_bot("tactician"),
+                                        "blue": Seat.of_bot("tactician")}, seed=5)
+    first, second = Table(store, gid), Table(store, gid)
+    first.bot_step()
+    with pytest.raises(GameMovedOn, match="^the game moved on: "):
+        second.bot_step()
+    second.bot_step()  # after the reload, the next order
+    assert first.refresh()
+    assert first.events == second.events == store.read(gid)
+    assert verify(store.read(gid)).ok
+
+
+def test_choices_and_fallback_list_come_from_the_legal_orders(store, scenario):
+    gid = start(store, scenario, seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")},
+                seed=2)
+    table = Table(store, gid)
+    legal = table.legal()
+    assert table.legal() is legal  # worked out once per state
+    listed = fallback_orders(table)
+    assert [o for _, o in listed] == legal
+    assert all(parse_order(n.split()) == o for n, o in listed)
+    offered = [o for u in table.units_to_act() for o in table.choices(u).orders()]
+    assert offered and all(o in legal for o in offered)
+    table.give(first_choice(table))
+    assert table.legal() is not legal
+
+
+def test_start_refuses_what_the_command_line_refuses(store, scenario):
+    with pytest.raises(SeatError, match="bot needs seeded dice"):
+        start(store, scenario, seats={"red": Seat.person("Ann"),
+                                      "blue": Seat.of_bot("tactician")}, dice="manual")
+    with pytest.raises(SeatError, match="name of a bot policy"):
+        start(store, scenario, seats={"red": Seat.person("tactician"),
+                                      "blue": Seat.person("Bo")}, seed=1)
+    with pytest.raises(SeatError, match="no bot is called"):
+        start(store, scenario, seats={"red": Seat.of_bot("grandmaster"),
+                                      "blue": Seat.person("Bo")}, seed=1)
+    with pytest.raises(SeatError, match="no seat for blue"):
+        start(store, scenario, seats={"red": Seat.person("Ann")}, seed=1)
+    assert store.games() == []  # nothing was stored
+
+
+def test_start_is_the_game_warlog_new_starts(store, scenario):
+    from warlog.tabletop import new_game
+
+    gid = start(store, scenario, game_id="mine", seats={"red": Seat.person("Ann"),
+                                                        "blue": Seat.person("Bo")},
+                seed=9, played="2026-12-03")
+    new_game(store, scenario, "theirs", players={"red": "Ann", "blue": "Bo"}, dice="seeded",
+             seed=9, played="2026-12-03")
+
+    def without_ids(events):
+        return [{k: v for k, v in e.items() if k not in ("game", "hash", "prev_hash")}
+                for e in events]
+
+    assert without_ids(store.read(gid)) == without_ids(store.read("theirs"))
+
+
+def test_every_policy_has_a_word_on_strength_and_speed():
+    listed = dict(policies())
+    assert list(listed) == list(POLICIES)
+    assert set(POLICY_WORDS) == set(POLICIES)
+    for name, words in listed.items():
+        assert words.strip() and "\n" not in words and ";" in words, name
+    for name in SEARCH_POLICIES:
+        assert "slow" in listed[name]

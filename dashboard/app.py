@@ -9,6 +9,7 @@ import streamlit as st
 st.set_page_config(page_title="warlog", page_icon="⚔️", layout="wide")
 pages = [
     st.Page("views/replay.py", title="Replay", icon=":material/play_circle:", default=True),
+    st.Page("views/play.py", title="Play", icon=":material/sports_esports:"),
     st.Page("views/library.py", title="Library", icon=":material/library_books:"),
     st.Page("views/rules.py", title="Rules", icon=":material/menu_book:"),
 ]

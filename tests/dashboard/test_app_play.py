@@ -1,0 +1,230 @@
+"""The Play page (AppTest, issue 22): a game started through the form's widgets, played by the
+buttons beside the board and the list of every legal order, the bot let move, and what is
+stored verifies; a start the command line would refuse shows one line and stores nothing.
+(AppTest cannot click a plotly chart: the buttons and the list give the same orders.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+from waits import LIMIT
+
+from warlog.dashboard.play_session import Table
+from warlog.engine.bots import bot_rng, get_policy, play_out
+from warlog.engine.scenario import load_scenario
+from warlog.engine.verify import verify
+from warlog.events.sqlite_store import SQLiteEventStore
+from warlog.notation import format_order
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+SCENARIO = "ancients-river-crossing"
+
+
+@pytest.fixture(scope="module")
+def finished_game():
+    return play_out("done-1", load_scenario(SCENARIO), seed=1)
+
+
+@pytest.fixture
+def play(finished_game, tmp_path, monkeypatch) -> tuple[AppTest, Path]:
+    """The Play page over a database holding one finished game (so no demo games are seeded)."""
+    db = tmp_path / "play.db"
+    with SQLiteEventStore(db) as store:
+        store.append(finished_game.state.game, finished_game.events, 0)
+    monkeypatch.setenv("WARLOG_DB", str(db))
+    at = AppTest.from_file(APP, default_timeout=LIMIT).run()
+    at.switch_page("views/play.py").run()
+    assert not at.exception
+    return at, db
+
+
+def stored(db: Path) -> dict[str, list]:
+    with SQLiteEventStore(db) as store:
+        return {info.id: store.read(info.id) for info in store.games()}
+
+
+def fill_form(at: AppTest, blue: str, dice: str = "seeded", seed: int | None = 7) -> AppTest:
+    at.selectbox(key="play_scenario").set_value(SCENARIO)
+    at.radio(key="play_seat_red").set_value("person")
+    at.radio(key="play_seat_blue").set_value("bot").run()
+    at.text_input(key="play_name_red").set_value("Ann")
+    at.selectbox(key="play_policy_blue").set_value(blue)
+    at.radio(key="play_dice_mode").set_value(dice)
+    if seed is not None:
+        at.number_input(key="play_seed").set_value(seed)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def button(at: AppTest, label_part: str):
+    found = [b for b in at.button if label_part in (b.label or "")]
+    assert found, f"no button like {label_part!r}: {[b.label for b in at.button]}"
+    return found[0]
+
+
+def new_game(db: Path, before: set[str]) -> tuple[str, list]:
+    games = stored(db)
+    (game,) = set(games) - before
+    return game, games[game]
+
+
+def test_a_game_is_started_played_by_buttons_and_the_list_and_the_bot_moves(play):
+    at, db = play
+    before = set(stored(db))
+    assert not [s for s in at.selectbox if s.key == "play_continue"]  # done-1 has ended
+    fill_form(at, "tactician")
+    at.button(key="play_start").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    game, events = new_game(db, before)
+    assert events[0]["kind"] == "game_started"
+    assert at.session_state["play_game"] == game
+    assert "Crossing at the Ford" in at.markdown[0].value
+
+    def to_act() -> str:
+        with SQLiteEventStore(db) as store:
+            seat = Table(store, game).seat_to_act
+            return "" if seat is None else ("bot" if seat.bot else "person")
+
+    if to_act() == "bot":
+        at.button(key="play_bot").click().run()
+        assert not at.exception
+        assert at.session_state["play_log"]
+    assert to_act() == "person"
+
+    # an order from the list of every legal order
+    count = len(stored(db)[game])
+    fallback = at.selectbox(key="play_fallback")
+    orders = [o for o in fallback.options if "end" not in o.lower()]
+    fallback.set_value(orders[0] if orders else fallback.options[0]).run()
+    at.button(key="play_fallback_go").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert len(stored(db)[game]) > count
+
+    # the phase ended by the side's buttons, until the bot is to act
+    for _ in range(20):
+        if to_act() != "person":
+            break
+        count = len(stored(db)[game])
+        side = [b for b in at.button if (b.key or "").startswith("play_side_")]
+        assert side, [b.label for b in at.button]
+        ends = [b for b in side if "end" in (b.label or "").lower()] or side
+        ends[0].click().run()
+        assert not at.exception
+        assert not at.error, [e.value for e in at.error]
+        assert len(stored(db)[game]) > count
+    assert to_act() == "bot"
+
+    # the bot moves, once; then at once until a person is to act
+    count = len(stored(db)[game])
+    at.button(key="play_bot").click().run()
+    assert not at.exception
+    assert len(stored(db)[game]) > count
+    assert at.session_state["play_log"]
+    if to_act() == "bot":
+        at.checkbox(key="play_at_once").check().run()
+        at.button(key="play_bot").click().run()
+        assert not at.exception
+    assert to_act() in ("person", "")
+
+    events = stored(db)[game]
+    report = verify(events)
+    assert report.ok, report.mismatch
+    assert ("blue", "tactician") in report.bots
+
+
+def test_a_note_is_stored(play):
+    at, db = play
+    before = set(stored(db))
+    fill_form(at, "random")
+    at.button(key="play_start").click().run()
+    game, events = new_game(db, before)
+    at.text_input(key="play_note").set_value("a fine morning").run()
+    at.button(key="play_note_go").click().run()
+    assert not at.exception
+    notes = [e for e in stored(db)[game] if e["kind"] == "note"]
+    assert len(notes) == 1 and notes[0]["text"] == "a fine morning", notes
+
+
+def test_a_refused_start_shows_one_line_and_stores_nothing(play):
+    at, db = play
+    before = stored(db)
+    fill_form(at, "tactician", dice="manual")
+    at.button(key="play_start").click().run()
+    assert not at.exception
+    assert at.error and "seeded dice" in at.error[0].value
+    assert stored(db).keys() == before.keys()
+    assert "play_game" not in at.session_state
+
+
+def test_an_unfinished_game_is_offered_to_continue(play):
+    at, db = play
+    before = set(stored(db))
+    fill_form(at, "random")
+    at.button(key="play_start").click().run()
+    game, _ = new_game(db, before)
+    at.button(key="play_leave").click().run()
+    assert not at.exception
+    assert "play_game" not in at.session_state
+    assert at.selectbox(key="play_continue").options == [f"{game} — Crossing at the Ford"]
+    at.button(key="play_continue_go").click().run()
+    assert not at.exception
+    assert at.session_state["play_game"] == game
+
+
+def test_an_ended_game_shows_its_result_and_opens_in_the_replay(play):
+    at, _ = play
+    at.session_state["play_game"] = "done-1"
+    at.run()
+    assert not at.exception
+    assert at.success and "ended" in at.success[0].value
+    at.button(key="play_to_replay").click().run()
+    assert not at.exception
+    assert at.session_state["game"] == "done-1"
+    assert at.session_state["source"] == "Database"
+
+
+def test_manual_dice_between_two_people_are_given_by_face_buttons(play):
+    at, db = play
+    before = set(stored(db))
+    at.selectbox(key="play_scenario").set_value(SCENARIO)
+    at.text_input(key="play_name_red").set_value("Ann")
+    at.text_input(key="play_name_blue").set_value("Bo")
+    at.radio(key="play_dice_mode").set_value("manual").run()
+    at.button(key="play_start").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    game, _ = new_game(db, before)
+    aggressive = get_policy("aggressive")
+    for _ in range(120):  # both people play the aggressive bot's orders, until dice are wanted
+        if "play_dice" in at.session_state and at.session_state["play_dice"] is not None:
+            break
+        with SQLiteEventStore(db) as store:
+            state = Table(store, game).state
+            assert not state.ended
+            notation = format_order(aggressive.choose(state, bot_rng(state)))
+        at.selectbox(key="play_fallback").set_value(notation).run()
+        at.button(key="play_fallback_go").click().run()
+        assert not at.exception
+        assert not at.error, [e.value for e in at.error]
+    needed = at.session_state["play_dice"]
+    assert needed is not None, "no order wanted dice"
+    count = len(stored(db)[game])
+    assert at.info and "roll die 1" in at.info[0].value
+    for _ in range(30):  # faces of 4 until the order is decided
+        if at.session_state["play_dice"] is None:
+            break
+        faces = [b for b in at.button if (b.key or "").startswith("play_face_") and b.label == "4"]
+        assert faces, [b.label for b in at.button]
+        faces[0].click().run()
+        assert not at.exception
+        assert not at.error, [e.value for e in at.error]
+    assert at.session_state["play_dice"] is None
+    events = stored(db)[game]
+    assert len(events) > count and any(e["kind"] == "dice_rolled" for e in events[count:])
+    report = verify(events)
+    assert report.ok, report.mismatch

@@ -293,7 +293,9 @@ def _playing(path: str, game: str) -> None:
             if units:
                 picked = st.selectbox("Selected unit", ["—"] + units,
                                       index=(units.index(unit) + 1) if unit in units else 0,
-                                      key=f"play_unit_pick_{len(table.events)}")
+                                      # a fresh widget when a board click changed the unit:
+                                      # the old one would keep (and restore) its own pick
+                                      key=f"play_unit_pick_{len(table.events)}_{unit}")
                 if (picked if picked != "—" else None) != unit:
                     st.session_state["play_unit"] = None if picked == "—" else picked
                     st.session_state.pop("play_offer", None)

@@ -272,3 +272,50 @@ def test_the_html_report_works_offline_in_a_real_browser(browser, tmp_path):
     assert not errors, errors
     assert all(url.startswith(("file://", "data:", "blob:", "about:")) for url in requests), requests
     page.close()
+
+
+def _units_of(page, side: str) -> list[tuple[float, float]]:
+    return [tuple(p) for p in page.evaluate("""(side) => {
+        const t = document.querySelector('.js-plotly-plot')._fullData
+            .find(t => t.meta && t.meta.role === 'units' && t.meta.side === side);
+        return Array.from(t.x).map((x, i) => [x, t.y[i]]); }""", side)]
+
+
+def _point_of(page, role: str, side: str | None = None) -> tuple[float, float, float, float]:
+    """Page position and data position of the first point of the board's trace ``role``."""
+    return tuple(page.evaluate("""([role, side]) => {
+        const el = document.querySelector('.js-plotly-plot');
+        const t = el._fullData.find(t => t.meta && t.meta.role === role
+                                         && (side === null || t.meta.side === side));
+        const xa = el._fullLayout[t.xaxis.replace('x', 'xaxis')];
+        const ya = el._fullLayout[t.yaxis.replace('y', 'yaxis')];
+        const box = el.getBoundingClientRect();
+        return [box.left + xa._offset + xa.l2p(t.x[0]), box.top + ya._offset + ya.l2p(t.y[0]),
+                t.x[0], t.y[0]]; }""", [role, side]))
+
+
+@pytest.mark.browser
+def test_play_by_clicks_a_unit_then_a_cell_then_the_facing(server, browser):
+    """Issue 22: on the Play page a click on one of the side's units selects it (its moves
+    drawn), a click on a cell it may move to offers the orders ending there, and choosing one
+    moves the unit there on the board: the order recorded by clicks alone."""
+    url, _ = server
+    page = _new_page(browser, 1400, 1600)
+    page.goto(f"{url}/play")
+    page.get_by_role("button", name="Start").first.click()
+    page.wait_for_selector(".js-plotly-plot")
+    header = page.get_by_text("to act:", exact=False).first.inner_text()
+    side = "blue" if "to act: blue" in header else "red"
+    x, y, _, _ = _point_of(page, "units", side)
+    page.mouse.click(x, y)
+    page.wait_for_function("""() => document.querySelector('.js-plotly-plot')._fullData
+        .some(t => t.meta && t.meta.role === 'reach_moves')""")
+    x, y, cx, cy = _point_of(page, "reach_moves")
+    page.mouse.click(x, y)
+    offers = page.get_by_text("That click offers:", exact=False)
+    offers.wait_for()
+    page.locator("button", has_text="cell").first.click()
+    wait_until(lambda: (cx, cy) in _units_of(page, side),
+               lambda: f"no {side} unit on the clicked cell: {_units_of(page, side)}")
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.close()

@@ -399,13 +399,32 @@ def clicked_unit(state: GameState, selection: Any) -> str | None:
     return None
 
 
+READY_COLOUR = "#43a047"
+
+
+def _add_ready(traces: list[dict], state: GameState, ready: Sequence[str], size: float) -> None:
+    """A dashed ring on each unit that may act now (the Play page: the units a legal order
+    names, engine/vocabulary.py), so a player sees whom to click."""
+    units = [state.units[uid] for uid in ready if uid in state.units]
+    if not units:
+        return
+    centres = [state.grid.centre(u.cell) for u in units]
+    traces.append(_scatter(
+        x=[p[0] for p in centres], y=[p[1] for p in centres], mode="markers",
+        marker={"symbol": "circle-open-dot", "size": size * 1.3, "color": READY_COLOUR,
+                "line": {"width": 2, "color": READY_COLOUR}},
+        name="may act now", hoverinfo="skip", customdata=[u.id for u in units],
+        meta={"role": "ready", "units": [u.id for u in units]}))
+
+
 def board_figure(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
-                 selected: UnitReach | None = None, width_px: int = BOARD_PX) -> go.Figure:
+                 selected: UnitReach | None = None, width_px: int = BOARD_PX,
+                 ready: Sequence[str] = ()) -> go.Figure:
     """The board at ``state``: terrain, objectives, live units (circle with their hit count, a
     triangle pointing where they face) and the ``highlight`` marks of the current step (see
     analysis.highlights), and the reach of the ``selected`` unit. Row 0 is at the top, as on
     the table. Markers are sized in pixels, so the figure's height follows the board's shape
-    for a plot about ``width_px`` wide."""
+    for a plot about ``width_px`` wide. ``ready``: units to mark as able to act now."""
     grid = state.grid
     w, h = _extent(grid)
     cell_px = width_px / w
@@ -416,6 +435,7 @@ def board_figure(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
     _add_terrain(traces, state)
     if selected is not None:
         _add_reach(traces, state, selected, size)
+    _add_ready(traces, state, ready, size)
     _add_highlights(traces, annotations, state, highlight, size)
     _add_status(traces, state, size)
     _add_fallen(traces, state, size)

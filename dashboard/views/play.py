@@ -272,7 +272,9 @@ def _playing(path: str, game: str) -> None:
     board_column, side_column = st.columns([3, 2])
     with board_column:
         selected = None if unit is None else reach.unit_reach(state, unit)
-        st.plotly_chart(board.board_figure(state, selected=selected), key="play_board",
+        ready = table.units_to_act() if seat is not None and not seat.bot else ()
+        st.plotly_chart(board.board_figure(state, selected=selected, ready=ready),
+                        key="play_board",
                         on_select=lambda: _board_clicked(table), selection_mode="points",
                         config={"displayModeBar": False})
         st.caption("Click one of your units to select it, then a cell or an enemy to order it.")

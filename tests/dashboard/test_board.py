@@ -229,3 +229,23 @@ def test_every_property_the_board_draws_is_one_plotly_knows(games, kind):
         roles |= {t["meta"]["role"] for t in drawn["data"]}
     assert {"terrain", "cells", "units", "facing", "strength", "symbols", "highlight",
             "reach_selected", "fallen"} <= roles
+
+
+def test_the_units_that_may_act_now_are_ringed_and_nothing_else_is(games):
+    """The Play page marks the units a legal order names (engine/vocabulary.py), so a player
+    sees whom to click; the replay board, given none, draws no such ring."""
+    import plotly.graph_objects as go
+
+    from warlog.engine import vocabulary
+
+    events, tl = games["square"]
+    state = next(s for s in (tl.state_at(i) for i in range(len(events))) if s.to_act)
+    ready = vocabulary.units_to_act(state)
+    assert ready
+    drawn = board.board_figure(state, ready=ready).to_dict()
+    go.Figure(drawn)  # every property one plotly knows
+    rings = [t for t in drawn["data"] if t["meta"]["role"] == "ready"]
+    assert len(rings) == 1 and rings[0]["meta"]["units"] == ready
+    assert all(state.units[u].side == state.to_act for u in ready)
+    plain = board.board_figure(state).to_dict()
+    assert not [t for t in plain["data"] if t["meta"]["role"] == "ready"]

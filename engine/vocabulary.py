@@ -12,6 +12,7 @@ labels.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.rulesets.order_kinds import Gesture, OrderKind
@@ -26,8 +27,10 @@ class UnknownOrderKind(LookupError):
     system's table, never a player's mistake)."""
 
 
+@lru_cache(maxsize=None)
 def kinds(system: str) -> dict[str, OrderKind]:
-    """The order kinds of ``system``, by order type."""
+    """The order kinds of ``system``, by order type (a ruleset's list never changes: built
+    once, since every order of a click, a reach or a unit list looks its kind up)."""
     return {kind.type: kind for kind in get_ruleset(system).orders}
 
 
@@ -66,15 +69,12 @@ class Choices:
 
     def orders(self) -> list[Order]:
         """Every order offered, each once: the pointing kinds first, then the buttons."""
-        seen: dict[str, Order] = {}
-        for group in (*self.cells.values(), *self.enemies.values(), *self.aims.values(),
-                      self.buttons, self.side):
-            for order in group:
-                seen.setdefault(order.model_dump_json(), order)
-        return list(seen.values())
+        groups = (*self.cells.values(), *self.enemies.values(), *self.aims.values(),
+                  self.buttons, self.side)
+        return list(dict.fromkeys(order for group in groups for order in group))
 
 
-def _put(choices: Choices, state: GameState, order: Order, where: Gesture) -> None:
+def _put(choices: Choices, order: Order, where: Gesture) -> None:
     if where.how == "cell":
         choices.cells.setdefault(where.at, []).append(order)
     elif where.how == "enemy":
@@ -95,23 +95,19 @@ def choices(state: GameState, unit: str | None = None, legal: list[Order] | None
     if legal is None:
         legal = ruleset.legal_orders(state)
     out = Choices(unit=unit)
-    table = kinds(state.rule_system)
     for order in legal:
-        kind = table.get(order.type)
-        if kind is None:
-            raise UnknownOrderKind(f"the {state.rule_system} rule system gives {order.type!r} "
-                                   "orders but does not describe them (Ruleset.orders)")
+        kind = kind_of(state, order)
         owner = kind.unit(order)
         where = kind.gesture(state, order)
         if owner is None:
             joins = (unit is not None and kind.takes_part is not None
                      and kind.takes_part(state, unit, order))
             if joins or (unit is None and where.how == "enemy"):
-                _put(out, state, order, where)
+                _put(out, order, where)
             else:
                 out.side.append(order)
         elif owner == unit:
-            _put(out, state, order, where)
+            _put(out, order, where)
     return out
 
 
@@ -121,11 +117,10 @@ def units_to_act(state: GameState, legal: list[Order] | None = None) -> list[str
     ruleset = get_ruleset(state.rule_system)
     if legal is None:
         legal = ruleset.legal_orders(state)
-    table = kinds(state.rule_system)
     acting: dict[str, None] = {}
     side_orders = []
     for order in legal:
-        kind = table[order.type]
+        kind = kind_of(state, order)
         owner = kind.unit(order)
         if owner is not None:
             acting[owner] = None

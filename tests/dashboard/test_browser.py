@@ -306,15 +306,36 @@ def test_play_by_clicks_a_unit_then_a_cell_then_the_facing(server, browser):
     page.wait_for_selector(".js-plotly-plot")
     header = page.get_by_text("to act:", exact=False).first.inner_text()
     side = "blue" if "to act: blue" in header else "red"
-    x, y, _, _ = _point_of(page, "units", side)
-    page.mouse.click(x, y)
-    page.wait_for_function("""() => document.querySelector('.js-plotly-plot')._fullData
-        .some(t => t.meta && t.meta.role === 'reach_moves')""")
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    def until(condition: str, arg=None) -> bool:
+        """Whether ``condition`` holds within a twelfth of the limit: a click lost in a redraw
+        of a busy page is made again, until the whole limit."""
+        try:
+            page.wait_for_function(condition, arg=arg, timeout=LIMIT_MS / 12)
+            return True
+        except PlaywrightTimeout:
+            return False
+
+    def select_unit() -> bool:
+        x, y, _, _ = _point_of(page, "units", side)
+        page.mouse.click(x, y)
+        return until("""() => document.querySelector('.js-plotly-plot')._fullData
+            .some(t => t.meta && t.meta.role === 'reach_moves')""")
+
+    wait_until(select_unit, lambda: "a click on the unit never selected it")
     x, y, cx, cy = _point_of(page, "reach_moves")
-    page.mouse.click(x, y)
-    offers = page.get_by_text("That click offers:", exact=False)
-    offers.wait_for()
-    page.locator("button", has_text="cell").first.click()
+
+    def click_cell() -> bool:  # the orders ending there are offered, or the one is given
+        page.mouse.click(x, y)
+        return until("([side, cx, cy]) => document.body.innerText.includes('That click offers')"
+                     " || document.querySelector('.js-plotly-plot')._fullData.some(t => t.meta"
+                     " && t.meta.role === 'units' && t.meta.side === side && Array.from(t.x)"
+                     ".some((x, i) => x === cx && t.y[i] === cy))", [side, cx, cy])
+
+    wait_until(click_cell, lambda: "a click on a cell the unit may move to did nothing")
+    if (cx, cy) not in _units_of(page, side):
+        page.locator("button", has_text="cell").first.click()
     wait_until(lambda: (cx, cy) in _units_of(page, side),
                lambda: f"no {side} unit on the clicked cell: {_units_of(page, side)}")
     assert page.locator('[data-testid="stException"]').count() == 0

@@ -20,7 +20,7 @@ from typing import Any, Literal
 from warlog.engine import vocabulary
 from warlog.engine.bots import POLICIES, SEARCH_POLICIES, next_order
 from warlog.engine.dice import DiceError
-from warlog.engine.game import decide
+from warlog.engine.game import decide, opening
 from warlog.engine.game import start as opening_events
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.scenario import Scenario
@@ -47,6 +47,17 @@ class SeatError(PlayError):
 class OrderRefused(PlayError):
     """The rules refused the order (record.refusal's line: the reason, the rule and its text);
     nothing was stored and nothing waits."""
+
+
+class OpeningDiceNeeded(PlayError):
+    """A manual-dice game whose opening rolls dice (armies from the tables, a roll-off) needs
+    ``die`` before it can be stored: nothing was stored yet. Give the faces so far and this one
+    to ``start`` again."""
+
+    def __init__(self, die: Die) -> None:
+        self.die = die
+        super().__init__(f"the game opens with dice rolls: roll die {die.number} (d{die.sides})"
+                         + (f" for {die.purpose}" if die.purpose else ""))
 
 
 class GameMovedOn(PlayError):
@@ -144,8 +155,7 @@ def start(store: EventStore, scenario: Scenario, *, game_id: str | None = None,
         except DiceError as exc:
             raise PlayError(str(exc)) from None
         if not started:
-            raise PlayError(f"the game opens with dice rolls (army tables or a roll-off) and "
-                            f"needs die number {len(opening_dice) + 1}: give them all first")
+            raise OpeningDiceNeeded(opening_die(scenario, list(opening_dice)))
         return game_id
     # tabletop.new_game refuses every policy name (bots are for `warlog simulate` there), so a
     # game with a bot seat is opened by the engine, with new_game's other checks, seeded dice.
@@ -355,6 +365,23 @@ class Table:
         sides = probe.sides[pending.wanted - 1] if len(probe.sides) >= pending.wanted else 6
         return DiceNeeded(pending.order, pending.text, self.label(pending.order),
                           tuple(pending.faces), (Die(pending.wanted, sides, purpose, unit),))
+
+
+def opening_die(scenario: Scenario, faces: list[int]) -> Die:
+    """The next die a manual-dice opening wants after ``faces``, with what it is for: the
+    opening played with the faces given and ones after them names each die it rolls."""
+    probe = _Probe(faces)
+    purpose = unit = None
+    try:
+        first = opening_events("probe", scenario, seed=0)[0]  # the game_started event alone
+        made = opening(first, probe)
+        rolls = [e for e in made if e["kind"] == "dice_rolled"]
+        if len(rolls) > len(faces):
+            purpose, unit = rolls[len(faces)]["purpose"], rolls[len(faces)].get("unit")
+    except Exception:  # noqa: BLE001 - the purpose is a courtesy; the die is still wanted
+        pass
+    sides = probe.sides[len(faces)] if len(probe.sides) > len(faces) else 6
+    return Die(len(faces) + 1, sides, purpose, unit)
 
 
 def fallback_orders(table: Table) -> list[tuple[str, Order]]:

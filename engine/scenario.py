@@ -376,6 +376,22 @@ def _bundled() -> dict[str, Scenario]:
     return dict(sorted(found.items()))
 
 
+def scenario_from_bytes(data: bytes, name: str) -> Scenario:
+    """A scenario file's bytes received rather than read from disk (the dashboard's upload):
+    the same size limit, UTF-8 rule and parse as a file a command opens, named ``name``."""
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise ScenarioError(name, "", f"{len(data):,} bytes; scenario files are at most "
+                                      f"{MAX_SCENARIO_BYTES:,} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ScenarioError(name, "", f"line {line:,} is not UTF-8 text; scenario files are "
+                                      "UTF-8 text files") from None
+    stem = name.rsplit("/", 1)[-1].rsplit("\\", 1)[-1].removesuffix(".toml")
+    return _parse(text, source=name, default_id=_id_from_name(stem) or "scenario")
+
+
 def bundled_scenarios() -> list[Scenario]:
     """Every bundled scenario, sorted by id."""
     return list(_bundled().values())

@@ -1,5 +1,6 @@
-"""The library: every game in the database, searchable and sortable; open one in the replay
-page, download its exact replay file, or add a replay file to the database.
+"""The library: every game in the database, searchable and sortable; play an unfinished one on
+in the Play page, open one in the replay page, download its exact replay file, or add a replay
+file to the database.
 
 The table and the search are plain data (dashboard/library_rows.py); this page only arranges
 widgets. An added file is checked as `warlog import` checks it, then re-derived (verify): a file
@@ -73,13 +74,19 @@ elif shown:
 
 if chosen is not None:
     st.subheader(chosen)
-    open_col, download_col = st.columns(2)
+    info = next(g for g in games if g["id"] == chosen)
+    play_col, open_col, download_col = st.columns(3)
+    if not info["ended"] and play_col.button("Play on from where it stands", key="library_play",
+                                             type="primary"):
+        for key in ("play_table", "play_unit", "play_offer", "play_dice"):
+            st.session_state.pop(key, None)  # the Play page opens this game afresh
+        st.session_state["play_game"] = chosen
+        st.switch_page("views/play.py")
     if open_col.button("Open in the replay page", key="library_open"):
         st.session_state["game"] = chosen
         st.session_state["game_link_read"] = True
         st.session_state["source"] = "Database"
         st.switch_page("views/replay.py")
-    info = next(g for g in games if g["id"] == chosen)
     download_col.download_button(
         "Download the replay file", data=data.replay_bytes(path, chosen, info["events"]),
         file_name=f"{chosen}.jsonl", mime="application/jsonl", key="library_download")

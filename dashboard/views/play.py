@@ -5,7 +5,7 @@ let the bots move. Every order is recorded in the database as it is given.
 The page only arranges widgets; dashboard/play_session.py decides (seats, what a click offers,
 the bot's move, each failure as one line). Session state: ``play_game`` (the game being played),
 ``play_unit`` (the selected unit), ``play_offer`` (several orders one click offered, to choose
-from), ``play_log`` (the last bots' reasons), ``play_table`` (the open table: an order waiting
+from), ``play_table`` (the open table: an order waiting
 for its dice lives only there until its dice are given).
 """
 
@@ -16,15 +16,15 @@ from typing import Any
 
 import streamlit as st
 
-from warlog.dashboard import board, data, play_session
+from warlog.dashboard import board, bot_runner, data, play_session, play_start
 from warlog.dashboard.play_session import DiceNeeded, GameMovedOn, PlayError, Seat, Table
 from warlog.engine import reach
 from warlog.engine.flow import phase_name
-from warlog.engine.scenario import bundled_scenarios, load_scenario
 from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.events.store import StoreError
 
-BOT_LOG = 6  # how many bot reasons stay shown
+BOT_POLL = 0.5  # seconds between two looks at a bot's progress
+FOLLOW_POLL = 2.0  # seconds between two looks at the store for others' moves
 
 
 # -- the table ---------------------------------------------------------------------------------
@@ -48,7 +48,7 @@ def _leave() -> None:
     held = st.session_state.pop("play_table", None)
     if held is not None:
         held[1].recorder.store.close()
-    for key in ("play_game", "play_unit", "play_offer", "play_dice", "play_log"):
+    for key in ("play_game", "play_unit", "play_offer", "play_dice", "play_bots_started_at"):
         st.session_state.pop(key, None)
 
 
@@ -74,84 +74,11 @@ def _give(table: Table, order) -> None:
     _act(table, lambda: table.give(order))
 
 
-def _bot_step(table: Table) -> None:
-    step = table.bot_step()
-    log = st.session_state.setdefault("play_log", [])
-    log.append(step.reason)
-    del log[:-BOT_LOG]
-
-
-def _bots_move(table: Table, once: bool) -> None:
+def _start_bots(path: str, game: str, pace: str) -> None:
     try:
-        with st.spinner("The bot is thinking…"):
-            while True:
-                seat = table.seat_to_act
-                if seat is None or not seat.bot:
-                    break
-                _bot_step(table)
-                if once:
-                    break
-    except GameMovedOn as exc:
-        _say("warning", str(exc))
+        bot_runner.start(path, game, pace)
     except PlayError as exc:
         _say("error", str(exc))
-
-
-# -- starting a game ---------------------------------------------------------------------------
-
-
-def _start_form(path: str) -> None:
-    st.subheader("Start a game")
-    scenarios = bundled_scenarios()
-    by_id = {s.id: s for s in scenarios}
-    sid = st.selectbox("Scenario", list(by_id), format_func=lambda i: f"{by_id[i].title} ({i})",
-                       key="play_scenario")
-    scenario = by_id[sid]
-    words = dict(play_session.policies())
-    seats: dict[str, Seat] = {}
-    for side, column in zip(scenario.sides, st.columns(len(scenario.sides))):
-        with column:
-            who = st.radio(f"{side} is played by", ["person", "bot"], horizontal=True,
-                           key=f"play_seat_{side}")
-            if who == "person":
-                name = st.text_input(f"{side} player's name", value=side.capitalize(),
-                                     key=f"play_name_{side}")
-                seats[side] = Seat.person(name.strip())
-            else:
-                policy = st.selectbox(f"{side} bot", list(words), key=f"play_policy_{side}",
-                                      format_func=lambda p: f"{p}: {words[p]}")
-                seats[side] = Seat.of_bot(policy)
-    dice = st.radio("Dice", ["seeded", "manual"], horizontal=True, key="play_dice_mode",
-                    help="seeded: the computer rolls from a recorded seed; manual: you roll "
-                         "real dice and type the faces (people only)")
-    seed = st.number_input("Seed (empty: a random one, recorded)", min_value=0, value=None,
-                           step=1, key="play_seed")
-    if st.button("Start", type="primary", key="play_start"):
-        try:
-            with SQLiteEventStore(path) as store:
-                game = play_session.start(store, load_scenario(sid), seats=seats, dice=dice,
-                                          seed=None if seed is None else int(seed))
-        except PlayError as exc:
-            st.error(str(exc))
-        except (ValueError, StoreError, sqlite3.Error) as exc:
-            st.error(f"Cannot start the game: {exc}")
-        else:
-            _leave()
-            st.session_state["play_game"] = game
-            data.list_games.clear()
-            st.rerun()
-
-    unfinished = [g for g in data.list_games(path) if not g["ended"]]
-    if unfinished:
-        st.subheader("Or continue a game")
-        ids = [g["id"] for g in unfinished]
-        titles = {g["id"]: g["title"] for g in unfinished}
-        chosen = st.selectbox("Unfinished game", ids, key="play_continue",
-                              format_func=lambda i: f"{i} — {titles[i]}")
-        if st.button("Continue", key="play_continue_go"):
-            _leave()
-            st.session_state["play_game"] = chosen
-            st.rerun()
 
 
 # -- playing -----------------------------------------------------------------------------------
@@ -239,7 +166,7 @@ def _to_replay(game: str) -> None:
     st.session_state["game_link_read"] = True
 
 
-def _playing(path: str, game: str) -> None:
+def _playing(path: str, game: str) -> None:  # noqa: C901 - the page's one layout
     try:
         table = _table(path, game)
     except (ValueError, StoreError, sqlite3.Error) as exc:
@@ -279,17 +206,10 @@ def _playing(path: str, game: str) -> None:
                         config={"displayModeBar": False})
         st.caption("Click one of your units to select it, then a cell or an enemy to order it.")
     with side_column:
-        for line in st.session_state.get("play_log", []):
-            st.caption(f"🤖 {line}")
         if needed is not None:
             _dice_panel(table, needed)
         elif seat is not None and seat.bot:
-            st.write(f"{state.to_act} is the {seat.name} bot's to play"
-                     + (" (it thinks for a while)" if play_session.is_slow(seat.name) else ""))
-            at_once = st.checkbox("bots play at once", key="play_at_once")
-            if st.button("Bot moves", key="play_bot", type="primary"):
-                _bots_move(table, once=not at_once)
-                st.rerun()
+            _bot_panel(path, table, seat)
         elif seat is not None:
             units = table.units_to_act()
             if units:
@@ -316,6 +236,61 @@ def _playing(path: str, game: str) -> None:
         st.text_input("A note on the game", key="play_note")
         st.button("Add note", key="play_note_go", on_click=_note, args=(table,))
         st.button("Leave this game", key="play_leave", on_click=_leave)
+    if not state.ended:
+        _watch(path, table)
+
+
+def _bot_panel(path: str, table: Table, seat: Seat) -> None:
+    """The bot's turn: it plays as soon as it is its turn at the pace set (a step at a time:
+    one order a click), off the page's thread; its last orders with their reasons."""
+    game, state = table.game_id, table.state
+    run = bot_runner.current(path, game)
+    running = run is not None and not run.done
+    for line in (run.reasons if run is not None else []):
+        st.caption(f"🤖 {line}")
+    if run is not None and run.done and run.error:
+        st.warning(run.error)
+    st.write(f"{state.to_act} is the {seat.name} bot's to play"
+             + (" (it thinks for a while)" if play_session.is_slow(seat.name) else ""))
+    pace = st.radio("Bots play", list(bot_runner.PACES), index=1, horizontal=True,
+                    key="play_pace")
+    if running:
+        st.button("Pause the bots", key="play_bot_stop", on_click=bot_runner.stop,
+                  args=(path, game))
+        return
+    held_back = run is not None and (run.error is not None or run.paused)
+    started_here = st.session_state.get("play_bots_started_at") == (game, len(table.events))
+    if pace == "a step at a time" or held_back or started_here:
+        st.button("Bot moves" if not held_back else "Let the bots play on", key="play_bot",
+                  type="primary", on_click=_start_bots, args=(path, game, pace))
+        return
+    st.session_state["play_bots_started_at"] = (game, len(table.events))
+    _start_bots(path, game, pace)
+    st.caption("🤖 thinking…")
+
+
+def _watch(path: str, table: Table) -> None:
+    """Follow the game without a click: a fragment looks at the store (twice a second while a
+    bot plays, every two seconds otherwise) and reruns the page when anyone appended (a bot, the
+    other seat's browser, the command line), showing the bots' progress meanwhile."""
+    game = table.game_id
+    run = bot_runner.current(path, game)
+    running = run is not None and not run.done
+
+    @st.fragment(run_every=BOT_POLL if running else FOLLOW_POLL)
+    def watcher() -> None:
+        now = bot_runner.current(path, game)
+        if now is not None and not now.done:
+            st.caption(f"🤖 {now.orders} order{'s' if now.orders != 1 else ''} so far this turn"
+                       f" · thinking for {now.thinking_for():.1f} s")
+        try:
+            moved = table.recorder.store.last_seq(game) != table.events[-1]["seq"]
+        except (StoreError, sqlite3.Error):
+            moved = False
+        if moved or (running and now is not None and now.done):
+            st.rerun(scope="app")
+
+    watcher()
 
 
 def main() -> None:
@@ -328,7 +303,11 @@ def main() -> None:
     st.title("Play")
     game = st.session_state.get("play_game")
     if game is None:
-        _start_form(path)
+        chosen = play_start.start_form(path) or play_start.continue_form(path)
+        if chosen is not None:
+            _leave()
+            st.session_state["play_game"] = chosen
+            st.rerun()
     else:
         _playing(path, game)
 

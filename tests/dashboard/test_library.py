@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from waits import LIMIT
+from app_pages import open_page
 
+from warlog.dashboard import data
 from warlog.dashboard.library_rows import matching, rows
 from warlog.engine.bots import play_out
 from warlog.engine.scenario import load_scenario
@@ -16,7 +17,6 @@ from warlog.events.replay_file import encode_replay
 from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.tabletop import new_game
 
-APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
 
 @pytest.fixture(scope="module")
@@ -32,10 +32,7 @@ def library(library_games, tmp_path, monkeypatch) -> tuple[AppTest, Path]:
     with SQLiteEventStore(db) as store:
         for game in library_games:
             store.append(game.state.game, game.events, 0)
-    monkeypatch.setenv("WARLOG_DB", str(db))
-    at = AppTest.from_file(APP, default_timeout=LIMIT).run()
-    at.switch_page("views/library.py").run()
-    assert not at.exception
+    at = open_page(monkeypatch, db, "views/library.py")
     return at, db
 
 
@@ -75,10 +72,7 @@ def test_the_library_shows_the_date_each_game_was_played(tmp_path, monkeypatch):
                  players={"red": "Ann", "blue": "Bo"}, played="2026-11-02")
         bots = play_out("bots-1", load_scenario("portable-zama"), seed=1)  # no date
         store.append("bots-1", bots.events, 0)
-    monkeypatch.setenv("WARLOG_DB", str(db))
-    at = AppTest.from_file(APP, default_timeout=LIMIT).run()
-    at.switch_page("views/library.py").run()
-    assert not at.exception
+    at = open_page(monkeypatch, db, "views/library.py")
     table = at.dataframe[0].value
     assert list(table.columns)[:3] == ["game", "title", "date"]
     assert dict(zip(table["game"], table["date"])) == {"bots-1": "", "table-1": "2026-11-02"}
@@ -128,3 +122,19 @@ def test_a_chosen_game_opens_in_the_replay_page(library):
     assert not at.exception
     assert at.selectbox(key="game").value == "lib-2"
     assert any("The Portable Wargame: Ancient Battles" in m.value for m in at.markdown)
+
+
+def test_an_unfinished_game_plays_on_in_the_play_page_and_a_finished_one_does_not(library):
+    at, db = library
+    with SQLiteEventStore(db) as store:
+        new_game(store, load_scenario("ancients-river-crossing"), "lib-open",
+                 players={"red": "Ann", "blue": "Bo"}, dice="seeded", seed=5,
+                 played="2026-12-03")
+    data.list_games.clear()  # the page lists games from a cache a few seconds old
+    at.text_input(key="library_search").input("lib-1").run()
+    assert not [b for b in at.button if b.key == "library_play"]  # lib-1 has ended
+    at.text_input(key="library_search").input("lib-open").run()
+    at.button(key="library_play").click().run()
+    assert not at.exception
+    assert at.session_state["play_game"] == "lib-open"
+    assert any("to act: red (Ann)" in m.value for m in at.markdown)

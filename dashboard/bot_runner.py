@@ -1,0 +1,129 @@
+"""Bots' turns played off the page's thread (issue 22: a bot side plays as soon as it is its turn,
+order by order, at the pace the player sets, and the page never freezes while it thinks).
+
+A Streamlit script that called the bot itself would hold the page for the whole decision: a
+search bot thinks for seconds an order, and a turn is a dozen orders. So a run is a thread with
+its own connection to the database and its own Table (play_session.py): it gives the bot's
+orders one by one through the Recorder, which appends each with ``expected_seq``, exactly as a
+person's click does. The page only reads the run's progress and the store: a fragment polls
+(views/play.py), and the board follows what is stored. There is at most one run per game in a
+server process, so two pages watching a bot never make it move twice; and were a second writer
+to get there first anyway, the store refuses the later append whole (GameMovedOn) and the run
+stops, saying so.
+
+No Streamlit here: the runs are plain threads, tested as such.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+from warlog.dashboard.play_session import GameMovedOn, PlayError, Table
+from warlog.events.sqlite_store import SQLiteEventStore
+
+# The paces a player may set: seconds to wait between two orders, or None for one order a
+# click ("a step at a time").
+PACES: dict[str, float | None] = {"at once": 0.0, "one a second": 1.0, "a step at a time": None}
+THREAD_PREFIX = "warlog-bot"
+KEEP_REASONS = 6  # the latest orders' reasons a run keeps for the page
+
+
+@dataclass
+class BotRun:
+    """One stretch of bots' orders in one game: running until a person is to act, the game
+    ends, the player stops it, or (a step at a time) after one order."""
+
+    path: str
+    game: str
+    pace: str
+    orders: int = 0
+    reasons: list[str] = field(default_factory=list)
+    error: str | None = None
+    thinking_since: float | None = None  # time.monotonic() when the current decision began
+    _stop: threading.Event = field(default_factory=threading.Event, repr=False)
+    _finished: threading.Event = field(default_factory=threading.Event, repr=False)
+
+    @property
+    def done(self) -> bool:
+        return self._finished.is_set()
+
+    @property
+    def paused(self) -> bool:
+        """The player stopped it (the page then waits for a click to let the bots play on)."""
+        return self._stop.is_set()
+
+    def thinking_for(self) -> float:
+        """Seconds the bot has been on its current decision (0 between decisions)."""
+        since = self.thinking_since
+        return 0.0 if since is None or self.done else max(0.0, time.monotonic() - since)
+
+    def stop(self) -> None:
+        """Ask the run to stop after the order it is deciding (a decision is not cut short:
+        it is either appended whole or not at all)."""
+        self._stop.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the run is over (tests and the command line; the page polls)."""
+        return self._finished.wait(timeout)
+
+    def _play(self) -> None:
+        wait = PACES[self.pace]
+        try:
+            with SQLiteEventStore(self.path, check_same_thread=False) as store:
+                table = Table(store, self.game)
+                while not self._stop.is_set():
+                    seat = table.seat_to_act
+                    if seat is None or not seat.bot:
+                        break
+                    self.thinking_since = time.monotonic()
+                    step = table.bot_step()
+                    self.thinking_since = None
+                    self.orders += 1
+                    self.reasons = (self.reasons + [step.reason])[-KEEP_REASONS:]
+                    if wait is None:
+                        break
+                    if wait and self._stop.wait(wait):
+                        break
+        except GameMovedOn as exc:
+            self.error = str(exc)
+        except PlayError as exc:
+            self.error = str(exc)
+        except Exception as exc:  # noqa: BLE001 - a thread's failure must reach the page as a line
+            self.error = f"the bot stopped: {type(exc).__name__}: {exc}"
+        finally:
+            self.thinking_since = None
+            self._finished.set()
+
+
+_RUNS: dict[tuple[str, str], BotRun] = {}
+_LOCK = threading.Lock()
+
+
+def current(path: str, game: str) -> BotRun | None:
+    """The latest run of ``game`` in this process (under way or over), or None."""
+    with _LOCK:
+        return _RUNS.get((path, game))
+
+
+def start(path: str, game: str, pace: str) -> BotRun:
+    """Start the bots of ``game`` playing at ``pace``, or return the run already under way
+    (one run per game: a second page asking joins the first)."""
+    if pace not in PACES:
+        raise PlayError(f"the bots' pace is one of {', '.join(PACES)}, not {pace!r}")
+    with _LOCK:
+        running = _RUNS.get((path, game))
+        if running is not None and not running.done:
+            return running
+        earlier = list(running.reasons) if running is not None else []  # the page keeps them
+        run = _RUNS[(path, game)] = BotRun(path, game, pace, reasons=earlier)
+    threading.Thread(target=run._play, name=f"{THREAD_PREFIX} {game}", daemon=True).start()
+    return run
+
+
+def stop(path: str, game: str) -> None:
+    """Stop the run of ``game``, if one is under way."""
+    run = current(path, game)
+    if run is not None:
+        run.stop()

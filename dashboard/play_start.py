@@ -1,0 +1,179 @@
+"""The Play page's forms (widgets only): starting a game, and seating a game afresh.
+
+Starting: a bundled scenario (those that roll their armies on the tables say so) or a scenario
+file; the options with the rules they switch; each side a person (a name) or a bot (every policy,
+with a word on its strength and speed); dice seeded or manual (a manual game whose opening rolls
+dice asks for each die, with what it is for); the date played. It stores the game `warlog new`
+stores (dashboard/play_session.py decides; this module only arranges widgets and hands back the
+new game's id through session state).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import date
+from typing import Any
+
+import streamlit as st
+
+from warlog.dashboard import data, play_options, play_session
+from warlog.dashboard.play_session import OpeningDiceNeeded, PlayError, Seat
+from warlog.engine.scenario import Scenario, ScenarioError, bundled_scenarios, scenario_from_bytes
+from warlog.events.sqlite_store import SQLiteEventStore
+from warlog.events.store import StoreError
+
+SOURCES = ("a bundled scenario", "a scenario file")
+
+
+def _scenario_label(s: Scenario) -> str:
+    rolled = " · armies rolled on the tables" if s.armies else ""
+    return f"{s.title} ({s.id}, {s.rule_system} {s.period}){rolled}"
+
+
+def _scenario() -> Scenario | None:
+    """The scenario chosen: bundled, or an uploaded file (its problem shown, None)."""
+    source = st.radio("Scenario from", SOURCES, horizontal=True, key="play_source")
+    if source == SOURCES[0]:
+        by_id = {s.id: s for s in bundled_scenarios()}
+        sid = st.selectbox("Scenario", list(by_id), format_func=lambda i: _scenario_label(by_id[i]),
+                           key="play_scenario")
+        return by_id[sid]
+    upload = st.file_uploader("Scenario file (.toml)", type=["toml"], key="play_scenario_file")
+    if upload is None:
+        st.caption("A scenario file as docs/architecture.md and the bundled ones show: board, "
+                   "terrain, armies, victory and options.")
+        return None
+    try:
+        scenario = scenario_from_bytes(upload.getvalue(), upload.name)
+    except ScenarioError as exc:
+        st.error(str(exc))
+        return None
+    st.caption(_scenario_label(scenario))
+    return scenario
+
+
+def _options(scenario: Scenario) -> dict[str, Any]:
+    """The options, each widget's help giving the rule it switches; returns the values set."""
+    rows = play_options.option_rows(scenario)
+    chosen: dict[str, Any] = {}
+    with st.expander(f"Options ({len(rows)}): the rules they switch", expanded=False):
+        st.caption("⚖️ marks warlog's interpretation where the source allows two readings. The "
+                   "options in force are recorded in the game's first event.")
+        for row in rows:
+            key = f"play_option_{scenario.id}_{row.name}"
+            label = ("⚖️ " if row.interpretation else "") + row.name
+            if row.kind == "bool":
+                chosen[row.name] = st.checkbox(label, value=bool(row.value), key=key,
+                                               help=row.words())
+            elif row.kind == "int":
+                chosen[row.name] = int(st.number_input(
+                    label, min_value=row.low, max_value=row.high, value=int(row.value), step=1,
+                    key=key, help=row.words()))
+            else:
+                choices = list(row.choices) or [row.value]
+                chosen[row.name] = st.selectbox(
+                    label, choices, index=choices.index(row.value) if row.value in choices else 0,
+                    key=key, help=row.words())
+    return chosen
+
+
+def seat_pickers(sides: list[str], prefix: str, names: dict[str, str]) -> dict[str, Seat]:
+    """A person-or-bot choice per side (a bot: every policy with its word)."""
+    words = dict(play_session.policies())
+    seats: dict[str, Seat] = {}
+    for side, column in zip(sides, st.columns(len(sides))):
+        with column:
+            default = 1 if names.get(side) in words else 0
+            who = st.radio(f"{side} is played by", ["person", "bot"], horizontal=True,
+                           index=default, key=f"{prefix}_seat_{side}")
+            if who == "person":
+                fallback = names.get(side) if names.get(side) not in words else None
+                name = st.text_input(f"{side} player's name", key=f"{prefix}_name_{side}",
+                                     value=fallback or side.capitalize())
+                seats[side] = Seat.person(name.strip())
+            else:
+                policies = list(words)
+                held = names.get(side)
+                policy = st.selectbox(f"{side} bot", policies, key=f"{prefix}_policy_{side}",
+                                      index=policies.index(held) if held in policies else
+                                      policies.index("tactician"),
+                                      format_func=lambda p: f"{p}: {words[p]}")
+                seats[side] = Seat.of_bot(policy)
+    return seats
+
+
+def _opening_dice(needed: OpeningDiceNeeded) -> None:
+    """Face buttons for the next die of a manual-dice opening (then Start is pressed again
+    for them: the faces so far are kept in session state)."""
+    die = needed.die
+    st.info(f"The opening rolls dice. Roll die {die.number} (d{die.sides})"
+            + (f" for {die.purpose}" if die.purpose else "") + ", then click its face:")
+    faces = st.session_state.setdefault("play_opening_faces", [])
+    for face, column in zip(range(1, die.sides + 1), st.columns(min(die.sides, 12))):
+        column.button(str(face), key=f"play_opening_face_{die.number}_{face}",
+                      on_click=lambda f=face: (faces.append(f),
+                                               st.session_state.update(play_start_again=True)))
+
+
+def start_form(path: str) -> str | None:
+    """The start form; the new game's id once one was stored."""
+    st.subheader("Start a game")
+    scenario = _scenario()
+    if scenario is None:
+        return None
+    options = _options(scenario)
+    seats = seat_pickers(list(scenario.sides), "play", {})
+    dice = st.radio("Dice", ["seeded", "manual"], horizontal=True, key="play_dice_mode",
+                    help="seeded: warlog rolls from a recorded seed; manual: you roll real dice "
+                         "and click the faces (people only: a bot needs seeded dice)")
+    left, right = st.columns(2)
+    seed = left.number_input("Seed (empty: a random one, recorded)", min_value=0, value=None,
+                             step=1, key="play_seed", disabled=dice == "manual")
+    played = right.date_input("Date played", value=date.today(), key="play_played",
+                              format="YYYY-MM-DD")
+    pressed = st.button("Start", type="primary", key="play_start")
+    again = st.session_state.pop("play_start_again", False)
+    if not (pressed or again):
+        needed = st.session_state.get("play_opening_needed")
+        if needed is not None:
+            _opening_dice(needed)
+        return None
+    if pressed:
+        st.session_state["play_opening_faces"] = []
+    faces = list(st.session_state.get("play_opening_faces", []))
+    try:
+        chosen = play_options.with_options(scenario, options)
+        with SQLiteEventStore(path) as store:
+            game = play_session.start(
+                store, chosen, seats=seats, dice=dice, opening_dice=faces if dice == "manual"
+                else (), seed=None if seed is None or dice == "manual" else int(seed),
+                played=played.isoformat() if isinstance(played, date) else None)
+    except OpeningDiceNeeded as needed:
+        st.session_state["play_opening_needed"] = needed
+        _opening_dice(needed)
+        return None
+    except (PlayError, ScenarioError) as exc:
+        st.error(str(exc))
+    except (ValueError, StoreError, sqlite3.Error) as exc:
+        st.error(f"Cannot start the game: {exc}")
+    else:
+        for key in ("play_opening_needed", "play_opening_faces"):
+            st.session_state.pop(key, None)
+        data.list_games.clear()
+        return game
+    return None
+
+
+def continue_form(path: str) -> str | None:
+    """An unfinished game of the database to continue; its id when chosen."""
+    unfinished = [g for g in data.list_games(path) if not g["ended"]]
+    if not unfinished:
+        return None
+    st.subheader("Or continue a game")
+    ids = [g["id"] for g in unfinished]
+    titles = {g["id"]: g["title"] for g in unfinished}
+    chosen = st.selectbox("Unfinished game", ids, key="play_continue",
+                          format_func=lambda i: f"{i} — {titles[i]}")
+    if st.button("Continue", key="play_continue_go"):
+        return chosen
+    return None

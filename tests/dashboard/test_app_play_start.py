@@ -1,0 +1,125 @@
+"""The Play page's start form (dashboard/play_start.py, AppTest): a scenario file, the options with
+their rules, the date played, a manual-dice opening that rolls dice asked die by die; and the
+options module under it (dashboard/play_options.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+from app_pages import open_page
+
+from warlog.dashboard.play_options import option_rows, with_options
+from warlog.engine.rules import catalogue
+from warlog.engine.scenario import ScenarioError, bundled_scenarios, load_scenario
+from warlog.engine.verify import verify
+from warlog.events.sqlite_store import SQLiteEventStore
+from warlog.tabletop import new_game
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def page(tmp_path, monkeypatch) -> tuple[AppTest, Path]:
+    db = tmp_path / "start.db"
+    with SQLiteEventStore(db) as store:  # a game already there: no demo games are seeded
+        new_game(store, load_scenario("ancients-river-crossing"), "held", dice="seeded", seed=1,
+                 players={"red": "Cy", "blue": "Di"}, played="2026-12-01")
+    at = open_page(monkeypatch, db, "views/play.py")
+    return at, db
+
+
+def games(db: Path) -> dict[str, list]:
+    """The games the page stored (all but the one the fixture held)."""
+    with SQLiteEventStore(db) as store:
+        return {info.id: store.read(info.id) for info in store.games() if info.id != "held"}
+
+
+def people(at: AppTest, sides=("red", "blue")) -> None:
+    for side in sides:
+        at.radio(key=f"play_seat_{side}").set_value("person")
+    at.run()
+    for side, name in zip(sides, ("Ann", "Bo")):
+        at.text_input(key=f"play_name_{side}").set_value(name)
+
+
+def test_every_option_of_every_system_shows_its_rule():
+    for scenario in bundled_scenarios():
+        rows = option_rows(scenario)
+        assert rows, scenario.id
+        for row in rows:
+            assert row.value == scenario.options[row.name]
+            if row.rule is not None and row.rule in catalogue():
+                assert catalogue()[row.rule].text in row.words()
+                assert ("interpretation" in row.words()) == row.interpretation
+
+
+def test_with_options_checks_values_as_a_scenario_file_does():
+    scenario = load_scenario("ancients-river-crossing")
+    assert with_options(scenario, dict(scenario.options)) is scenario
+    changed = with_options(scenario, {"hits_to_remove": 15})
+    assert changed.options["hits_to_remove"] == 15 and scenario.options["hits_to_remove"] == 10
+    with pytest.raises(ScenarioError, match="hits_to_remove"):
+        with_options(scenario, {"hits_to_remove": 1000})
+
+
+def test_a_game_starts_with_the_options_and_date_chosen(page):
+    at, db = page
+    at.selectbox(key="play_scenario").set_value("ancients-river-crossing").run()
+    people(at)
+    key = "play_option_ancients-river-crossing_hits_to_remove"
+    assert "Rule ohw.removal" in at.number_input(key=key).help
+    at.number_input(key=key).set_value(15)
+    at.date_input(key="play_played").set_value("2026-11-28")
+    at.number_input(key="play_seed").set_value(4)
+    at.button(key="play_start").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    (events,) = games(db).values()
+    first = events[0]
+    assert first["options"]["hits_to_remove"] == 15
+    assert first["played"] == "2026-11-28" and first["seed"] == 4
+    assert first["players"] == {"red": "Ann", "blue": "Bo"}
+
+
+def test_a_scenario_file_is_played_and_a_bad_one_says_why(page):
+    at, db = page
+    at.radio(key="play_source").set_value("a scenario file").run()
+    uploader = at.get("file_uploader")[0]
+    uploader.set_value(("bad.toml", b"title = [", "application/toml")).run()
+    assert not at.exception
+    assert at.error and "bad.toml" in at.error[0].value and "TOML" in at.error[0].value
+    text = (ROOT / "scenarios" / "ancients-river-crossing.toml").read_bytes()
+    at.get("file_uploader")[0].set_value(("My Ford.toml", text, "application/toml")).run()
+    assert not at.exception and not at.error
+    people(at)
+    at.button(key="play_start").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    (events,) = games(db).values()
+    assert events[0]["scenario"]["id"] == "my-ford"
+    assert at.session_state["play_game"] == events[0]["game"]
+
+
+def test_a_manual_opening_asks_each_die_with_what_it_is_for(page):
+    at, db = page
+    rolled = next(s for s in bundled_scenarios() if s.armies)
+    at.selectbox(key="play_scenario").set_value(rolled.id).run()
+    people(at)
+    at.radio(key="play_dice_mode").set_value("manual").run()
+    at.button(key="play_start").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert not games(db)  # nothing stored while the opening waits for its dice
+    for _ in range(20):
+        if "play_game" in at.session_state:
+            break
+        assert at.info and "Roll die" in at.info[0].value, [i.value for i in at.info]
+        assert "army" in at.info[0].value or "for" not in at.info[0].value
+        faces = [b for b in at.button if (b.key or "").startswith("play_opening_face_")
+                 and b.label == "3"]
+        faces[0].click().run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+    (events,) = games(db).values()
+    rolls = [e for e in events if e["kind"] == "dice_rolled"]
+    assert rolls and all(face == 3 for e in rolls for face in e["faces"]), rolls
+    assert events[0]["dice"] == "manual"
+    assert verify(events).ok

@@ -99,7 +99,8 @@ def _clicked_cell(state, selection: Any):
 
 def _board_clicked(table: Table) -> None:
     """A click on one of the acting side's units selects it; a click on a cell or an enemy gives
-    the order it offers the selected unit (several: they are offered as buttons)."""
+    the order it offers the selected unit, or with nobody selected the side's order aimed at
+    that enemy (a Frontier fight names its target, not a unit); several: offered as buttons."""
     state = table.state
     selection = st.session_state.get("play_board")
     uid = board.clicked_unit(state, selection)
@@ -108,9 +109,7 @@ def _board_clicked(table: Table) -> None:
         st.session_state.pop("play_offer", None)
         return
     selected = st.session_state.get("play_unit")
-    if selected is None:
-        return
-    choices = table.choices(selected)
+    choices = table.choices(selected)  # nobody selected: the side's orders aimed at an enemy
     cell = _clicked_cell(state, selection)
     orders = (choices.enemies.get(uid, []) if uid is not None else []) or \
         choices.cells.get(cell, []) or choices.aims.get(cell, [])

@@ -1,0 +1,120 @@
+"""Every order kind of every rule system given on the Play page by clicks alone (AppTest): the
+board clicked as a browser clicks it (tests/app_pages.click_chart), then a button where a click
+offers several orders or the order is a button, then the dice faces; and the game then holds
+exactly what the golden game holds there.
+
+The positions are the golden games' (tests/golden: hand-worked from the sources, manual dice,
+every order kind of every system among them): a game is stored up to the first order of each
+kind, opened in Play, and that order given again through the page. How to give it comes from
+the rule system's order vocabulary, so this test names no system's orders either.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+from app_pages import click_chart, open_page
+
+from warlog.engine import vocabulary
+from warlog.engine.fold import replay
+from warlog.engine.game import Game
+from warlog.engine.rulesets import get_ruleset
+from warlog.engine.rulesets.tables import systems
+from warlog.events.sqlite_store import SQLiteEventStore
+from warlog.events.orders import parse_order
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+INPUTS = ("order_given", "note", "order_retracted")
+
+
+def _first_of_each_kind() -> dict[tuple[str, str], tuple[str, int]]:
+    """(system, order type) -> (golden log, index of its first order of that type that the
+    rules list among the legal orders there). A golden game may give an order the referee
+    accepts but does not list, one that says more than what happens (a move ordered four cells
+    that a ford stops after three): the board offers the listed one, so such an order is no
+    position for this test."""
+    found: dict[tuple[str, str], tuple[str, int]] = {}
+    for path in sorted(GOLDEN.glob("*.events.jsonl")):
+        events = [orjson.loads(line) for line in path.read_bytes().splitlines()]
+        system = events[0]["rule_system"]
+        for i, event in enumerate(events):
+            key = (system, event["order"]["type"]) if event["kind"] == "order_given" else None
+            if key is None or key in found:
+                continue
+            if parse_order(event["order"]) in Game(events[:i]).legal_orders():
+                found[key] = (path.name, i)
+    return found
+
+
+FIRST = _first_of_each_kind()
+KINDS = [(system, kind.type) for system in systems() for kind in get_ruleset(system).orders]
+
+
+def test_the_golden_games_hold_every_order_kind_of_every_system():
+    assert set(KINDS) - set(FIRST) == set()
+
+
+def _centre(state, cell):
+    x, y = state.grid.centre(tuple(cell))
+    return {"x": x, "y": y, "curve_number": 0, "point_index": 0}
+
+
+def _button(at, prefix: str, label: str):
+    found = [b for b in at.button if (b.key or "").startswith(prefix) and b.label == label]
+    assert found, f"no {prefix} button {label!r}: {[(b.key, b.label) for b in at.button]}"
+    return found[0]
+
+
+def _clean(event: dict) -> dict:
+    return {k: v for k, v in event.items() if k not in ("game", "by")}
+
+
+@pytest.mark.parametrize("system, kind", KINDS, ids=[f"{s}-{k}" for s, k in KINDS])
+def test_every_order_kind_is_given_by_clicks(system, kind, tmp_path, monkeypatch):
+    name, at_index = FIRST[(system, kind)]
+    events = [orjson.loads(line) for line in (GOLDEN / name).read_bytes().splitlines()]
+    game = events[0]["game"]
+    db = tmp_path / "clicks.db"
+    with SQLiteEventStore(db) as store:
+        store.append(game, events[:at_index], 0)
+    state = replay(events[:at_index])
+    order = parse_order(events[at_index]["order"])
+    unit = vocabulary.unit_of(state, order)
+    where = vocabulary.gesture(state, order)
+    label = vocabulary.label(state, order)
+
+    at = open_page(monkeypatch, db, "views/play.py")
+    at.session_state["play_game"] = game
+    at.run()
+    assert not at.exception
+    if unit is not None:  # select the unit by clicking it on the board
+        click_chart(at, "play_board", [{**_centre(state, state.units[unit].cell),
+                                        "customdata": unit}])
+        assert not at.exception
+        assert at.session_state["play_unit"] == unit
+    if where.how in ("cell", "aim"):
+        click_chart(at, "play_board", [_centre(state, where.at)])
+    elif where.how == "enemy":
+        enemy = state.units[where.at]
+        click_chart(at, "play_board", [{**_centre(state, enemy.cell), "customdata": enemy.id}])
+    elif where.how == "unit":
+        _button(at, "play_unit_order_", label).click().run()
+    else:
+        _button(at, "play_side_", label).click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    if at.session_state["play_offer"] if "play_offer" in at.session_state else None:
+        _button(at, "play_offer_", label).click().run()  # the click offered several orders
+
+    end = next((j for j in range(at_index + 1, len(events)) if events[j]["kind"] in INPUTS),
+               len(events))
+    faces = [f for e in events[at_index:end] if e["kind"] == "dice_rolled" for f in e["faces"]]
+    for face in faces:  # the golden game's dice, one click each
+        assert at.session_state["play_dice"] is not None, "the page wants no more dice"
+        _button(at, "play_face_", str(face)).click().run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+    with SQLiteEventStore(db) as store:
+        stored = store.read(game)
+    assert [_clean(e) for e in stored[at_index:]] == [_clean(e) for e in events[at_index:end]]

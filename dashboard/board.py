@@ -3,27 +3,28 @@
 Keeping the figures out of the page code means they are tested like any other function, and the
 CLI or a notebook can draw the same board. Every trace has a stable ``name`` and a ``meta`` dict
 (``{"role": "units", "side": "red"}``) so tests and the browser can find it without relying on
-trace order.
+trace order. The units' counters are drawn by dashboard/counters.py; here are the terrain, the
+marks of a step and of a selected unit, the hover text, and the clickable points that select a
+unit (plotly reports a click only on a marker, never on a filled shape such as a counter).
 """
 
 from __future__ import annotations
 
 import html
-
-import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import plotly.graph_objects as go
 
+# SIDE_COLOURS: the charts take the sides' colours from here
+from warlog.dashboard.counters import HALF_H, HALF_W, SIDE_COLOURS, add_counters, side_name
 from warlog.engine.analysis import unit_status
 from warlog.engine.reach import UnitReach
 from warlog.engine.rulesets import get_ruleset
+from warlog.engine.rulesets.density_move import allowance_words
 from warlog.engine.rulesets.ohw_combat import trench_cells
 from warlog.engine.state import SIDES, GameState
 
-SIDE_COLOURS = {"red": "#c62828", "blue": "#1565c0"}
-FACING_COLOURS = {"red": "#7f0000", "blue": "#0d2b6b"}
 TERRAIN_COLOURS = {  # drawing order too: features over the open ground
     "open": "#f1f4e6",
     "road": "#cdbb99",
@@ -69,72 +70,67 @@ def _extent(grid) -> tuple[float, float]:
     return max(p[0] for p in pts), max(p[1] for p in pts)
 
 
-STATUS_SYMBOLS = {  # how period state shows on a unit (a ring or mark around its circle)
-    "out of ammunition": ("x-thin-open", "#5d4037"),
-    "square": ("square-open", "#212121"),
-    "column": ("diamond-tall-open", "#37474f"),
-    "limbered": ("hourglass-open", "#6d4c41"),
-    "out of formation": ("star-triangle-up-open", "#ad1457"),
-    "in a trench": ("line-ew-open", "#4e342e"),
-    "hull-down": ("triangle-down-open", "#33691e"),
-    "spotted": ("circle-open", "#f9a825"),
-    "army exhausted": ("hexagon-open", "#757575"),
-    "destroyed by artillery": ("x-open", "#b71c1c"),
-}
 TRENCH_COLOUR = "#6d4c41"
 
 
-def unit_number(state: GameState, u) -> str:
-    """The number on a unit: hits taken (One Hour Wargames), or strength points left."""
-    ruleset = get_ruleset(state.rule_system)
-    if ruleset.measure == "strength":
-        return str(ruleset.strength(state, u)[0] - u.hits)
-    return str(u.hits)
+def strength_left(state: GameState, u) -> tuple[int, int]:
+    """(what the unit has left, what it started with), in its rule system's measure: hits it
+    may still take, or strength points."""
+    full, lost = get_ruleset(state.rule_system).strength(state, u)
+    if get_ruleset(state.rule_system).measure == "strength":
+        return max(full - u.hits, 0), full
+    return max(full - lost, 0), full
 
 
-def _unit_hover(state: GameState, u) -> str:
+def _may_do(state: GameState, u) -> str:
+    """How far the unit moves and how it reaches an enemy, from its type's row in the rule
+    system's table and the system's own fire zone (the words the rules use for it)."""
     ruleset = get_ruleset(state.rule_system)
-    name = f" ({html.escape(u.name)})" if u.name else ""  # plotly reads hover text as HTML
-    terrain = state.scenario.terrain_at(u.cell)
-    status = ", ".join(unit_status(state, u))
-    if ruleset.measure == "strength":
-        count = f"strength {unit_number(state, u)}/{ruleset.strength(state, u)[0]} SP"
+    if u.density is not None:  # density.move: the allowance follows the density, not the type
+        move = allowance_words(state, ruleset.period(state), u)
     else:
-        count = f"hits {u.hits}/{state.options.get('hits_to_remove', '?')}"
-    if u.formation is not None:
-        count += f" · {u.formation}"
+        cells = ruleset.row(state, u)["move"]
+        move = f"moves up to {cells} cell{'s' * (cells != 1)}" if cells else "does not move"
+    zone = ruleset.fire_zone(state, u)
+    if zone is None:
+        reach = "strikes only in contact"
+    elif zone.ahead_only or zone.near == zone.far:
+        reach = zone.what if zone.ahead_only else f"{zone.what} {zone.far} cell{'s' * (zone.far != 1)}"
+    else:
+        reach = f"{zone.what} {zone.near}-{zone.far} cells"
+    return f"{html.escape(move)}<br>{html.escape(reach)}"
+
+
+def _unit_hover(state: GameState, u, statuses: Sequence[str], strength: tuple[int, int]) -> str:
+    """Everything a player asks about a unit: plotly reads hover text as HTML, so every string
+    from a scenario is escaped."""
+    e = html.escape
+    name = f" ({e(u.name)})" if u.name else ""
+    left, full = strength
+    count = f"strength {left}/{full}"
+    if get_ruleset(state.rule_system).measure == "hits":
+        count += f" ({u.hits} hit{'s' * (u.hits != 1)} taken)"
+    state_words = list(statuses)
+    if u.formation is not None and u.formation not in state_words:
+        state_words.append(u.formation)
     if u.density is not None:
-        count += f"<br>density {u.density}, {u.disordered} figures out of formation"
-    return (f"<b>{u.id}</b>{name}<br>{u.type} · {u.side}<br>{count}"
-            f"<br>facing {u.facing} · cell ({u.cell[0]}, {u.cell[1]}) {terrain}"
-            + (f"<br><i>{status}</i>" if status else ""))
+        state_words.append(f"density {u.density}, {u.disordered} figures out of formation")
+    terrain = state.scenario.terrain_at(u.cell)
+    return (f"<b>{e(u.id)}</b>{name}<br>{e(u.type)} · {side_name(state, u.side)} ({u.side})"
+            f"<br>{count}" + (f"<br><i>{e(', '.join(state_words))}</i>" if state_words else "")
+            + f"<br>cell ({u.cell[0]}, {u.cell[1]}) {e(terrain)} · facing {u.facing}"
+            + f"<br>{_may_do(state, u)}")
 
 
-def _add_status(traces: list[dict], state: GameState, size: float) -> None:
-    """One trace per kind of period state (out of ammunition, square, trench, hull-down,
-    spotted), marking the units it applies to, and the trench cells themselves (under the
-    source's reading a trench is wherever a defender's unit stands on open ground)."""
+def _add_trenches(traces: list[dict], state: GameState) -> None:
+    """The trench cells (under the source's reading a trench is wherever a defender's unit
+    stands on open ground); the units in them carry a badge too."""
     trenches = trench_cells(state)
     if trenches:
         xs, ys = _polygons(state.grid, trenches)
         traces.append(_scatter(x=xs, y=ys, mode="lines", name="trench", hoverinfo="skip",
                                  line={"color": TRENCH_COLOUR, "width": 3, "dash": "dash"},
                                  meta={"role": "trenches"}))
-    marked: dict[str, list] = {}
-    for u in state.alive():
-        for status in unit_status(state, u):
-            marked.setdefault(status, []).append(u)
-    for status, (symbol, colour) in STATUS_SYMBOLS.items():
-        units = marked.get(status)
-        if not units:
-            continue
-        centres = [state.grid.centre(u.cell) for u in units]
-        traces.append(_scatter(
-            x=[p[0] for p in centres], y=[p[1] for p in centres], mode="markers",
-            marker={"symbol": symbol, "size": size * 1.35, "color": colour,
-                    "line": {"width": 3, "color": colour}},
-            customdata=[u.id for u in units], name=status, hoverinfo="skip",
-            meta={"role": "status", "status": status, "units": [u.id for u in units]}))
 
 
 def _add_terrain(traces: list[dict], state: GameState) -> None:
@@ -191,8 +187,9 @@ def _add_highlights(traces: list[dict], annotations: list[dict], state: GameStat
                 name=f"{kind} {h['source']}→{h['target']}", hoverinfo="skip", showlegend=False,
                 meta={"role": "highlight", "kind": kind, "source": h["source"],
                       "target": h["target"], "index": i}))
-            if h.get("label"):  # above the target, where the units' circles do not hide it
-                annotations.append({"x": x1, "y": y1 - 0.5, "text": h["label"],
+            if h.get("label"):  # just above the target's counter, hiding none of it
+                annotations.append({"x": x1, "y": y1 - HALF_H - 0.02, "yanchor": "bottom",
+                                    "text": h["label"],
                                     "showarrow": False, "bgcolor": "rgba(255,255,255,0.85)",
                                     "font": {"color": ATTACK_COLOURS[kind], "size": 13},
                                     "bordercolor": ATTACK_COLOURS[kind]})
@@ -205,34 +202,7 @@ def _add_highlights(traces: list[dict], annotations: list[dict], state: GameStat
                 meta={"role": "highlight", "kind": "removed", "unit": h["unit"], "index": i}))
 
 
-# The military map symbols wargamers know, one per kind of unit: (plotly marker, legend name).
-TYPE_SYMBOLS = {
-    "infantry": ("x-thin", "infantry (crossed lines)"),
-    "missile": ("asterisk", "archers, skirmishers (missile foot)"),
-    "cavalry": ("line-ne", "cavalry (a diagonal)"),
-    "artillery": ("circle", "artillery (a dot)"),
-    "machine_guns": ("line-ns", "machine guns"),
-    "armour": ("circle-open", "tanks (an oval)"),
-    "commander": ("star", "commander"),
-}
-_KIND_WORDS = (  # the first group whose word appears in a type's name decides its symbol
-    ("commander", ("Commander",)),
-    ("armour", ("Tanks",)),
-    ("machine_guns", ("Machine",)),
-    ("artillery", ("Artillery", "Howitzers", "Missile Machines", "Anti-tank")),
-    ("cavalry", ("Cavalry", "Knights", "Cuirassiers", "Dragoons", "Cataphracts", "Chariots",
-                 "Elephants")),
-    ("missile", ("Archers", "Skirmishers")),
-)
-
-
-def symbol_kind(unit_type: str) -> str:
-    """Which map symbol a unit type takes (infantry unless its name says otherwise)."""
-    return next((kind for kind, words in _KIND_WORDS if any(w in unit_type for w in words)),
-                "infantry")
-
-
-def _add_fallen(traces: list[dict], state: GameState, size: float) -> None:
+def _add_fallen(traces: list[dict], state: GameState, cell_px: float) -> None:
     """Removed units, faded, where they fell."""
     fallen = [u for u in state.units.values() if u.removed]
     if not fallen:
@@ -240,109 +210,39 @@ def _add_fallen(traces: list[dict], state: GameState, size: float) -> None:
     centres = [state.grid.centre(u.cell) for u in fallen]
     traces.append(_scatter(
         x=[p[0] for p in centres], y=[p[1] for p in centres], mode="markers",
-        marker={"symbol": "circle", "size": size * 0.8, "opacity": 0.25,
+        marker={"symbol": "square", "size": 1.6 * HALF_W * cell_px, "opacity": 0.25,
                 "color": [SIDE_COLOURS[u.side] for u in fallen]},
         customdata=[u.id for u in fallen], name="fallen", showlegend=True,
         hovertemplate="%{customdata} (fallen here)<extra></extra>",
         meta={"role": "fallen", "units": [u.id for u in fallen]}))
 
 
-def strength_left(state: GameState, u) -> tuple[int, int]:
-    """(what the unit has left, what it started with), in its rule system's measure: hits it
-    may still take, or strength points."""
-    full, lost = get_ruleset(state.rule_system).strength(state, u)
-    if get_ruleset(state.rule_system).measure == "strength":
-        return max(full - u.hits, 0), full
-    return max(full - lost, 0), full
-
-
-def _add_strength(traces: list[dict], state: GameState) -> None:
-    """A bar under each live unit: grey for what it started with, its side's colour for what
-    is left."""
+def _add_units(traces: list[dict], state: GameState, cell_px: float,
+               statuses: dict[str, list[str]], strength: dict[str, tuple[int, int]]) -> None:
+    """A nearly transparent marker the size of each counter at its centre: what a click on the
+    unit selects (its id in customdata) and what hovering it explains."""
     for side in SIDES:
         units = state.alive(side)
-        if not units:
-            continue
-        xs_full: list[float | None] = []
-        ys_full: list[float | None] = []
-        xs_left: list[float | None] = []
-        ys_left: list[float | None] = []
-        lefts = []
-        for u in units:
-            x, y = state.grid.centre(u.cell)
-            left, full = strength_left(state, u)
-            lefts.append([left, full])
-            x0, y0 = x - 0.3, y + 0.36
-            xs_full += [x0, x0 + 0.6, None]
-            ys_full += [y0, y0, None]
-            xs_left += [x0, x0 + 0.6 * (left / full if full else 0), None]
-            ys_left += [y0, y0, None]
-        traces.append(_scatter(x=xs_full, y=ys_full, mode="lines", hoverinfo="skip",
-                                 line={"color": "#bdbdbd", "width": 5}, showlegend=False,
-                                 name=f"{side} strength (full)",
-                                 meta={"role": "strength_full", "side": side}))
-        traces.append(_scatter(x=xs_left, y=ys_left, mode="lines", hoverinfo="skip",
-                                 line={"color": SIDE_COLOURS[side], "width": 5}, showlegend=False,
-                                 name=f"{side} strength",
-                                 meta={"role": "strength", "side": side,
-                                       "units": [u.id for u in units], "left": lefts}))
-
-
-def _add_symbols(traces: list[dict], state: GameState, size: float) -> None:
-    """A type symbol beside each live unit's circle, one legend entry per symbol in play."""
-    by_kind: dict[str, list] = {}
-    for u in state.alive():
-        by_kind.setdefault(symbol_kind(u.type), []).append(u)
-    for kind, (symbol, name) in TYPE_SYMBOLS.items():
-        units = by_kind.get(kind)
-        if not units:
-            continue
-        spots = [state.grid.centre(u.cell) for u in units]
+        centres = [state.grid.centre(u.cell) for u in units]
         traces.append(_scatter(
-            x=[x - 0.3 for x, _ in spots], y=[y - 0.3 for _, y in spots], mode="markers",
-            marker={"symbol": symbol, "size": size * 0.38, "color": "#212121",
-                    "line": {"width": 2, "color": "#212121"}},
-            customdata=[u.id for u in units], name=name, hoverinfo="skip",
-            meta={"role": "symbols", "kind": kind, "units": [u.id for u in units]}))
-
-
-def _add_units(traces: list[dict], state: GameState, size: float) -> None:
-    grid = state.grid
-    for side in SIDES:
-        units = state.alive(side)
-        centres = [grid.centre(u.cell) for u in units]
-        traces.append(_scatter(
-            x=[p[0] for p in centres], y=[p[1] for p in centres], mode="markers+text",
-            marker={"symbol": "circle", "size": size, "color": SIDE_COLOURS[side],
-                    "line": {"color": "white", "width": 2}},
-            text=[unit_number(state, u) for u in units], textfont={"color": "white", "size": 13},
-            textposition="middle center", customdata=[u.id for u in units],
-            hovertext=[_unit_hover(state, u) for u in units],
-            hovertemplate="%{hovertext}<extra></extra>",
+            x=[p[0] for p in centres], y=[p[1] for p in centres], mode="markers",
+            marker={"symbol": "square", "size": 2 * HALF_W * cell_px, "opacity": 0.01,
+                    "color": SIDE_COLOURS[side]},
+            customdata=[u.id for u in units],
+            hovertext=[_unit_hover(state, u, statuses[u.id], strength[u.id]) for u in units],
+            hovertemplate="%{hovertext}<extra></extra>", showlegend=False,
             name=f"{side} units", legendgroup=side, meta={"role": "units", "side": side}))
-        tips, angles = [], []
-        for u, (x, y) in zip(units, centres):
-            a = grid.facing_angle(u.facing)
-            rad = math.radians(a)
-            tips.append((x + 0.38 * math.cos(rad), y - 0.38 * math.sin(rad)))
-            # plotly turns markers clockwise from "up", in [-180, 180) as its validator writes
-            angles.append((90 - a + 180) % 360 - 180)
-        traces.append(_scatter(
-            x=[t[0] for t in tips], y=[t[1] for t in tips], mode="markers", hoverinfo="skip",
-            marker={"symbol": "triangle-up", "size": size * 0.45, "angle": angles,
-                    "color": FACING_COLOURS[side], "line": {"color": "white", "width": 1}},
-            customdata=[u.id for u in units], name=f"{side} facing", legendgroup=side,
-            showlegend=False, meta={"role": "facing", "side": side}))
 
 
 REACH_COLOURS = {"zone": "rgba(255, 193, 7, 0.35)", "move": "#2e7d32", "target": "#d50000",
                  "selected": "#ffab00"}
 
 
-def _add_reach(traces: list[dict], state: GameState, reach: UnitReach, size: float) -> None:
-    """The selected unit: a ring around it, its fire zone shaded, a dot on every cell a legal
-    move ends on, a ring on every enemy it may attack and a cross on every cell it may bombard."""
-    grid, unit = state.grid, state.units[reach.unit]
+def _add_reach_cells(traces: list[dict], state: GameState, reach: UnitReach,
+                     size: float) -> None:
+    """Under the counters, the selected unit's fire zone shaded, a dot on every cell a legal
+    move ends on and a cross on every cell it may bombard."""
+    grid = state.grid
     if reach.zone_cells:
         xs, ys = _polygons(grid, reach.zone_cells)
         traces.append(_scatter(
@@ -363,16 +263,23 @@ def _add_reach(traces: list[dict], state: GameState, reach: UnitReach, size: flo
                     "line": {"width": 3, "color": colour}},
             name=f"{reach.unit} {words}", hovertemplate=f"{reach.unit} {words}<extra></extra>",
             meta={"role": f"reach_{role}", "unit": reach.unit, "cells": list(cells)}))
-    rings = (("selected", [unit], 1.6, "selected"),
-             ("target", [state.units[t] for t in reach.targets], 1.5, f"{reach.unit} may attack"))
+
+
+def _add_reach_rings(traces: list[dict], state: GameState, reach: UnitReach,
+                     cell_px: float) -> None:
+    """Over the counters, a ring round the selected unit and one round every enemy it may
+    attack (rings a little wider than a counter, so they cross only its corners)."""
+    rings = (("selected", [state.units[reach.unit]], 1.15, "selected"),
+             ("target", [state.units[t] for t in reach.targets], 1.08,
+              f"{reach.unit} may attack"))
     for kind, chosen, scale, name in rings:
         if not chosen:
             continue
         colour = REACH_COLOURS[kind]
-        centres = [grid.centre(u.cell) for u in chosen]
+        centres = [state.grid.centre(u.cell) for u in chosen]
         traces.append(_scatter(
             x=[p[0] for p in centres], y=[p[1] for p in centres], mode="markers",
-            marker={"symbol": "circle-open", "size": size * scale, "color": colour,
+            marker={"symbol": "circle-open", "size": cell_px * scale, "color": colour,
                     "line": {"width": 4, "color": colour}},
             name=name, hoverinfo="skip", customdata=[u.id for u in chosen],
             meta={"role": f"reach_{kind}", "unit": reach.unit, "units": [u.id for u in chosen]}))
@@ -402,17 +309,18 @@ def clicked_unit(state: GameState, selection: Any) -> str | None:
 READY_COLOUR = "#43a047"
 
 
-def _add_ready(traces: list[dict], state: GameState, ready: Sequence[str], size: float) -> None:
-    """A dashed ring on each unit that may act now (the Play page: the units a legal order
-    names, engine/vocabulary.py), so a player sees whom to click."""
+def _add_ready(traces: list[dict], state: GameState, ready: Sequence[str],
+               cell_px: float) -> None:
+    """A frame round each unit that may act now (the Play page: the units a legal order names,
+    engine/vocabulary.py), so a player sees whom to click."""
     units = [state.units[uid] for uid in ready if uid in state.units]
     if not units:
         return
     centres = [state.grid.centre(u.cell) for u in units]
     traces.append(_scatter(
         x=[p[0] for p in centres], y=[p[1] for p in centres], mode="markers",
-        marker={"symbol": "circle-open-dot", "size": size * 1.3, "color": READY_COLOUR,
-                "line": {"width": 2, "color": READY_COLOUR}},
+        marker={"symbol": "square-open", "size": cell_px * 0.96, "color": READY_COLOUR,
+                "line": {"width": 3, "color": READY_COLOUR}},
         name="may act now", hoverinfo="skip", customdata=[u.id for u in units],
         meta={"role": "ready", "units": [u.id for u in units]}))
 
@@ -420,11 +328,12 @@ def _add_ready(traces: list[dict], state: GameState, ready: Sequence[str], size:
 def board_figure(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
                  selected: UnitReach | None = None, width_px: int = BOARD_PX,
                  ready: Sequence[str] = ()) -> go.Figure:
-    """The board at ``state``: terrain, objectives, live units (circle with their hit count, a
-    triangle pointing where they face) and the ``highlight`` marks of the current step (see
-    analysis.highlights), and the reach of the ``selected`` unit. Row 0 is at the top, as on
-    the table. Markers are sized in pixels, so the figure's height follows the board's shape
-    for a plot about ``width_px`` wide. ``ready``: units to mark as able to act now."""
+    """The board at ``state``: terrain, objectives, the live units' counters (dashboard/
+    counters.py), the fallen faded where they fell, the reach of the ``selected`` unit and,
+    over everything, the ``highlight`` marks of the current step (see analysis.highlights).
+    Row 0 is at the top, as on the table. Counters are drawn in data units, markers and text
+    in pixels, so the figure's height follows the board's shape for a plot about
+    ``width_px`` wide. ``ready``: units to mark as able to act now."""
     grid = state.grid
     w, h = _extent(grid)
     cell_px = width_px / w
@@ -432,16 +341,20 @@ def board_figure(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
     size = max(10.0, cell_px * 0.6)
     traces: list[dict] = []
     annotations: list[dict] = []
+    alive = state.alive()
+    statuses = {u.id: unit_status(state, u) for u in alive}
+    strength = {u.id: strength_left(state, u) for u in alive}
     _add_terrain(traces, state)
     if selected is not None:
-        _add_reach(traces, state, selected, size)
-    _add_ready(traces, state, ready, size)
+        _add_reach_cells(traces, state, selected, size)
+    _add_trenches(traces, state)
+    _add_fallen(traces, state, cell_px)
+    add_counters(traces, state, cell_px, statuses, strength)
+    _add_units(traces, state, cell_px, statuses, strength)
+    _add_ready(traces, state, ready, cell_px)
+    if selected is not None:
+        _add_reach_rings(traces, state, selected, cell_px)
     _add_highlights(traces, annotations, state, highlight, size)
-    _add_status(traces, state, size)
-    _add_fallen(traces, state, size)
-    _add_units(traces, state, size)
-    _add_strength(traces, state)
-    _add_symbols(traces, state, size)
     for trace in traces:  # a click selects a unit: plotly must not fade the rest of the board
         opacity = trace.get("marker", {}).get("opacity", 1)
         trace["selected"] = trace["unselected"] = {"marker": {"opacity": opacity}}

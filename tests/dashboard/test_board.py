@@ -1,19 +1,57 @@
-"""The board (dashboard/board.py) on real games of every grid kind."""
+"""The board (dashboard/board.py, its counters dashboard/counters.py) on real games of every
+grid kind, and on golden games of every rule system's period state."""
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
+import orjson
 import pytest
 
 from figure_traces import games, one, sample_states, traces  # noqa: F401 (games: a fixture)
-from warlog.dashboard import board
+from warlog.dashboard import board, counters
 from warlog.engine import analysis
-from warlog.engine.fold import Timeline
+from warlog.engine.fold import Timeline, replay
+from warlog.engine.rulesets import get_ruleset
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+# golden games that show each kind of period state, and one of strength points (pips) too
+STATUS_GAMES = ("pike-and-shot-ammo-hex", "horse-and-musket-square-square",
+               "machine-age-trench-cells-hex", "ww2-hull-down-hex", "ww2-spotting-hex",
+               "napoleonic-formations-square", "napoleonic-artillery-limber-square",
+               "density-friends-turn-reform-hex")
+STATE_GAMES = STATUS_GAMES + ("portable-hit-table-square",)
+
+
+def _golden(stem: str) -> list[dict]:
+    return [orjson.loads(line) for line in (GOLDEN / f"{stem}.events.jsonl").read_bytes().splitlines()]
+
+
+def _inside(point, polygon) -> bool:
+    """Whether ``point`` lies inside (or on) a convex polygon, whichever way it winds."""
+    signs = set()
+    for (x0, y0), (x1, y1) in zip(polygon, polygon[1:] + polygon[:1]):
+        cross = (x1 - x0) * (point[1] - y0) - (y1 - y0) * (point[0] - x0)
+        if abs(cross) > 1e-9:
+            signs.add(cross > 0)
+    return len(signs) <= 1
+
+
+def _shapes(xs, ys) -> list[list[tuple[float, float]]]:
+    """The None-separated shapes of a lines trace."""
+    out, shape = [], []
+    for x, y in zip(xs, ys):
+        if x is None:
+            out.append(shape)
+            shape = []
+        else:
+            shape.append((x, y))
+    return out + ([shape] if shape else [])
 
 
 @pytest.mark.parametrize("kind", ["square", "hex", "brick"])
-def test_one_marker_per_live_unit_at_its_cell_in_its_colour(games, kind):
+def test_one_clickable_marker_per_live_unit_at_its_cell_explains_it(games, kind):
     events, tl = games[kind]
     for state in sample_states(events, tl):
         fig = board.board_figure(state)
@@ -24,17 +62,77 @@ def test_one_marker_per_live_unit_at_its_cell_in_its_colour(games, kind):
             for u, x, y in zip(alive, units.x, units.y):
                 assert (x, y) == pytest.approx(state.grid.centre(u.cell))
             assert units.marker.color == board.SIDE_COLOURS[side]
-            assert list(units.text) == [str(u.hits) for u in alive]
+            assert units.marker.opacity < 0.05  # the counter under it shows through
             limit = state.options["hits_to_remove"]
             for u, hover in zip(alive, units.hovertext):
-                assert u.id in hover and u.type in hover and f"hits {u.hits}/{limit}" in hover
+                row = get_ruleset(state.rule_system).row(state, u)
+                assert u.id in hover and u.type in hover
+                assert f"strength {limit - min(u.hits, limit)}/{limit} ({u.hits} hit" in hover
+                assert f"cell ({u.cell[0]}, {u.cell[1]}) {state.scenario.terrain_at(u.cell)}" in hover
+                assert f"moves up to {row['move']} cells" in hover
+                assert ("shooting range" in hover) == (row["shoot_range"] > 0)
     assert any(u.removed for u in state.units.values()), "the last state has removed units"
     drawn = {uid for t in traces(board.board_figure(state), "units") for uid in t.customdata}
     assert drawn == {u.id for u in state.alive()}
 
 
 @pytest.mark.parametrize("kind", ["square", "hex", "brick"])
-def test_facing_triangles_point_the_way_units_face(games, kind):
+def test_each_live_unit_is_a_counter_in_its_cell_in_its_colour(games, kind):
+    events, tl = games[kind]
+    state = sample_states(events, tl)[1]
+    fig = board.board_figure(state)
+    for side in ("red", "blue"):
+        body = one(fig, "counters", side=side)
+        assert body.fill == "toself" and body.fillcolor == board.SIDE_COLOURS[side]
+        alive = state.alive(side)
+        assert body.meta["units"] == [u.id for u in alive]
+        shapes = _shapes(body.x, body.y)
+        assert len(shapes) == len(alive)
+        for u, shape in zip(alive, shapes):
+            centre = state.grid.centre(u.cell)
+            assert _inside(centre, shape[:-1])
+            cell = state.grid.corners(u.cell)
+            assert all(_inside(corner, cell) for corner in shape), (u.id, shape, cell)
+
+
+@pytest.mark.parametrize("kind", ["square", "hex", "brick"])
+def test_each_counter_carries_its_id_and_its_types_symbol_inside_it(games, kind):
+    events, tl = games[kind]
+    state = sample_states(events, tl)[1]
+    fig = board.board_figure(state)
+    for side in ("red", "blue"):
+        alive = state.alive(side)
+        labels = one(fig, "labels", side=side)
+        assert list(labels.text) == [u.id for u in alive]  # the ids of these games are short
+        symbols = one(fig, "symbols", side=side)
+        assert symbols.meta["units"] == [u.id for u in alive]
+        for u, parts, code, (start, stop), lx, ly in zip(
+                alive, symbols.meta["parts"], symbols.meta["codes"], symbols.meta["spans"],
+                labels.x, labels.y):
+            expected = counters.unit_symbol(state.rule_system, u.type)
+            assert (tuple(parts), code) == (expected.parts, expected.code)
+            x, y = state.grid.centre(u.cell)
+            box = [(x - counters.HALF_W, y - counters.HALF_H), (x + counters.HALF_W, y - counters.HALF_H),
+                   (x + counters.HALF_W, y + counters.HALF_H), (x - counters.HALF_W, y + counters.HALF_H)]
+            points = [(px, py) for px, py in zip(symbols.x[start:stop], symbols.y[start:stop])
+                      if px is not None]
+            assert len(points) >= 5 + 2  # the frame, and a symbol in it
+            assert all(_inside(p, box) for p in points)
+            assert _inside((lx, ly), box) and ly < y  # the label along the counter's top
+    kinds = {u.type for u in state.alive()}
+    assert {"Infantry", "Cavalry"} <= kinds  # X and a diagonal are both drawn
+
+
+def test_long_ids_are_shortened_keeping_their_number():
+    assert counters.short_label("r-inf-1") == "r-inf-1"
+    assert counters.short_label("r-skirmishers-2") == "r-skirm…-2"
+    assert counters.short_label("b-mercenaries") == "b-mercena…"
+    for uid in ("r-skirmishers-2", "b-mercenaries", "x" * 40):
+        assert len(counters.short_label(uid)) == counters.LABEL_MAX
+
+
+@pytest.mark.parametrize("kind", ["square", "hex", "brick"])
+def test_facing_pointers_sit_at_the_counters_edge_the_way_units_face(games, kind):
     events, tl = games[kind]
     state = sample_states(events, tl)[1]
     fig = board.board_figure(state)
@@ -42,6 +140,8 @@ def test_facing_triangles_point_the_way_units_face(games, kind):
         facing = one(fig, "facing", side=side)
         for u, x, y, turn in zip(state.alive(side), facing.x, facing.y, facing.marker.angle):
             cx, cy = state.grid.centre(u.cell)
+            assert abs(x - cx) > counters.HALF_W or abs(y - cy) > counters.HALF_H  # outside it
+            assert abs(x - cx) < counters.HALF_W + 0.1 and abs(y - cy) < counters.HALF_H + 0.1
             angle = math.degrees(math.atan2(-(y - cy), x - cx))  # drawing y points down
             expected = state.grid.facing_angle(u.facing)
             assert (angle - expected + 180) % 360 - 180 == pytest.approx(0, abs=1e-6)
@@ -89,6 +189,9 @@ def test_highlights_draw_paths_and_attack_lines_between_centres(games, kind):
         fig = board.board_figure(state, highlight=marks)
         drawn = traces(fig, "highlight")
         assert [t.meta["index"] for t in drawn] == list(range(len(marks)))
+        last_counter = max(i for i, t in enumerate(fig.data) if t.meta["role"] in
+                           ("counters", "symbols", "labels", "facing", "units"))
+        assert all(fig.data.index(t) > last_counter for t in drawn)  # seen over the counters
         for mark, t in zip(marks, drawn):
             seen.add(mark["kind"])
             if mark["kind"] == "path":
@@ -103,66 +206,88 @@ def test_highlights_draw_paths_and_attack_lines_between_centres(games, kind):
     assert {"path", "melee", "removed"} <= seen
 
 
-@pytest.mark.parametrize("unit_type,kind", [
-    ("Infantry", "infantry"), ("Heavy Infantry", "infantry"), ("Cavalry", "cavalry"),
-    ("Knights", "cavalry"), ("Light Cavalry with bows", "cavalry"), ("Archers", "missile"),
-    ("Persian Archers", "missile"), ("Field Artillery", "artillery"), ("Howitzers", "artillery"),
-    ("Anti-tank guns", "artillery"), ("Tanks", "armour"), ("Machine Guns", "machine_guns"),
-    ("Commander", "commander"), ("War Elephants", "cavalry"), ("Legionaries", "infantry"),
-])
-def test_each_unit_type_takes_its_map_symbol(unit_type, kind):
-    assert board.symbol_kind(unit_type) == kind
-
-
 @pytest.mark.parametrize("kind", ["square", "hex", "brick"])
-def test_units_carry_their_type_symbol_and_the_fallen_stay_faded_where_they_fell(games, kind):
+def test_the_fallen_stay_faded_where_they_fell(games, kind):
     events, tl = games[kind]
     state = tl.state_at(len(events) - 1)
     fig = board.board_figure(state)
-    symbols = traces(fig, "symbols")
-    assert sorted(u for t in symbols for u in t.meta["units"]) == sorted(u.id for u in state.alive())
-    for t in symbols:
-        assert all(board.symbol_kind(state.units[u].type) == t.meta["kind"] for u in t.meta["units"])
-        assert t.showlegend is not False and t.name  # each symbol is in the legend
     fallen = [u for u in state.units.values() if u.removed]
     assert fallen  # the end of a bot game: some units fell
     trace = one(fig, "fallen")
-    assert trace.meta["units"] == [u.id for u in fallen]
+    assert trace.meta["units"] == [u.id for u in fallen] == list(trace.customdata)
     assert [(x, y) for x, y in zip(trace.x, trace.y)] == [state.grid.centre(u.cell) for u in fallen]
+    assert trace.marker.opacity <= 0.3
+    assert list(trace.marker.color) == [board.SIDE_COLOURS[u.side] for u in fallen]
+    live = {uid for t in traces(fig, "counters") for uid in t.meta["units"]}
+    assert not live & {u.id for u in fallen}  # no counter for them
 
 
 @pytest.mark.parametrize("kind", ["square", "hex", "brick"])
-def test_a_strength_bar_under_each_unit_shows_what_it_has_left(games, kind):
+def test_a_bar_on_each_counter_shows_the_hits_it_may_still_take(games, kind):
+    """One Hour Wargames units take 15 hits (more than six): a bar, not pips."""
     events, tl = games[kind]
-    state = sample_states(events, tl)[1]
-    fig = board.board_figure(state)
-    limit = state.options["hits_to_remove"]
-    for side in ("red", "blue"):
-        bar = one(fig, "strength", side=side)
-        units = [state.units[u] for u in bar.meta["units"]]
-        assert [u.id for u in units] == [u.id for u in state.alive(side)]
-        assert bar.meta["left"] == [[max(limit - min(u.hits, limit), 0), limit] for u in units]
-        xs = [x for x in bar.x if x is not None]
-        for u, (start, end) in zip(units, zip(xs[0::2], xs[1::2])):
-            left = max(limit - min(u.hits, limit), 0)
-            assert abs((end - start) - 0.6 * left / limit) < 1e-9
+    short = 0
+    for state in sample_states(events, tl):
+        fig = board.board_figure(state)
+        limit = state.options["hits_to_remove"]
+        assert limit > counters.MAX_PIPS
+        for side in ("red", "blue"):
+            assert not traces(fig, "strength_pips", side=side)
+            if not state.alive(side):
+                continue
+            full, left = (one(fig, "strength_bar", side=side, part=p) for p in ("full", "left"))
+            units = [state.units[u] for u in left.meta["units"]]
+            assert [u.id for u in units] == [u.id for u in state.alive(side)]
+            assert left.meta["left"] == [[limit - min(u.hits, limit), limit] for u in units]
+            xs = [x for x in left.x if x is not None]
+            whole = [x for x in full.x if x is not None]
+            for u, (start, end), (s0, s1) in zip(units, zip(xs[0::2], xs[1::2]),
+                                                  zip(whole[0::2], whole[1::2])):
+                kept = (limit - min(u.hits, limit)) / limit
+                assert (end - start) / (s1 - s0) == pytest.approx(kept)
+                short += kept < 1
+    assert short, "some bar is short"
 
 
-def test_portable_units_show_strength_points_left():
-    from pathlib import Path
-
-    import orjson
-
-    from warlog.engine.fold import replay
-
-    path = Path(__file__).resolve().parents[1] / "golden" / "portable-hit-table-square.events.jsonl"
-    state = replay([orjson.loads(line) for line in path.read_bytes().splitlines()])
+def test_pips_count_the_strength_points_left_and_lost():
+    state = replay(_golden("portable-hit-table-square"))
     hit = state.units["b-b"]  # 4 SP, lost 1
     assert board.strength_left(state, hit) == (3, 4)
-    assert board.unit_number(state, hit) == "3"
+    fig = board.board_figure(state)
+    for side in ("red", "blue"):
+        pips = one(fig, "strength_pips", side=side)
+        assert pips.meta["units"] == [u.id for u in state.alive(side)]
+        for u in state.alive(side):
+            left, full = board.strength_left(state, u)
+            mine = [s for s, uid in zip(pips.marker.symbol, pips.customdata) if uid == u.id]
+            assert mine == ["circle"] * left + ["circle-open"] * (full - left)
+    hover = next(h for t in traces(fig, "units") for uid, h in zip(t.customdata, t.hovertext)
+                 if uid == "b-b")
+    assert "strength 3/4<br>" in hover and "hit" not in hover.split("strength")[1][:8]
 
 
-def test_a_selected_unit_shows_its_zone_moves_and_targets(games):
+@pytest.mark.parametrize("stem", STATUS_GAMES)
+def test_period_state_is_a_badge_at_the_counters_lower_corner(stem):
+    """Each kind of state a unit shows (square, limbered, out of ammunition, ...) is a badge
+    on the counter's left edge, one trace a kind, in unit_status's words."""
+    events = _golden(stem)
+    tl = Timeline(events)
+    seen = set()
+    for step in analysis.steps(events):
+        state = tl.state_at(step.last)
+        fig = board.board_figure(state)
+        for t in traces(fig, "status"):
+            marked = [u.id for u in state.alive() if t.meta["status"] in analysis.unit_status(state, u)]
+            assert t.meta["units"] == marked == list(t.customdata)
+            for uid, x, y in zip(marked, t.x, t.y):
+                cx, cy = state.grid.centre(state.units[uid].cell)
+                assert x == pytest.approx(cx - counters.HALF_W)
+                assert cy <= y <= cy + counters.HALF_H + 1e-9  # the lower half, clear of the label
+            seen.add(t.meta["status"])
+    assert seen, f"no state of {stem} shows a badge"
+
+
+def test_a_selected_unit_shows_its_zone_and_moves_under_the_counters_and_a_ring_over_them(games):
     from warlog.engine.reach import unit_reach
 
     events, tl = games["hex"]
@@ -176,6 +301,8 @@ def test_a_selected_unit_shows_its_zone_moves_and_targets(games):
     assert set(zip(dots.x, dots.y)) == centres and dots.meta["cells"] == list(reach.moves)
     ring = one(fig, "reach_selected")
     assert (ring.x[0], ring.y[0]) == state.grid.centre(mover.cell)
+    order = [t.meta["role"] for t in fig.data]
+    assert order.index("reach_moves") < order.index("counters") < order.index("reach_selected")
     assert not traces(board.board_figure(state), "reach_selected")  # nothing selected: no ring
 
 
@@ -227,8 +354,28 @@ def test_every_property_the_board_draws_is_one_plotly_knows(games, kind):
         drawn = board.board_figure(state, highlight=marks, selected=reach).to_dict()
         go.Figure(drawn)
         roles |= {t["meta"]["role"] for t in drawn["data"]}
-    assert {"terrain", "cells", "units", "facing", "strength", "symbols", "highlight",
-            "reach_selected", "fallen"} <= roles
+    assert {"terrain", "cells", "units", "counters", "symbols", "labels", "facing",
+            "strength_bar", "highlight", "reach_selected", "fallen"} <= roles
+
+
+def test_every_kind_of_counter_mark_is_one_plotly_knows():
+    """The same check over golden games of every rule system's state: badges, trenches, pips,
+    filled symbols (artillery's dot) and type codes."""
+    import plotly.graph_objects as go
+
+    roles = set()
+    for stem in STATE_GAMES:
+        events = _golden(stem)
+        tl = Timeline(events)
+        for step in analysis.steps(events)[::2]:
+            state = tl.state_at(step.last)
+            marks = analysis.highlights(events[step.first : step.last + 1], state)
+            drawn = board.board_figure(state, highlight=marks,
+                                       ready=[u.id for u in state.alive()][:2]).to_dict()
+            go.Figure(drawn)
+            roles |= {t["meta"]["role"] for t in drawn["data"]}
+    assert {"status", "trenches", "strength_pips", "strength_bar", "symbol_fills", "codes",
+            "ready", "counters", "symbols", "labels"} <= roles
 
 
 def test_the_units_that_may_act_now_are_ringed_and_nothing_else_is(games):

@@ -1,0 +1,116 @@
+"""The Play page in Debian's chromium (issue 22, "Done when"): a whole small bundled One Hour
+Wargames battle played against the tactician by clicks alone, to its result, and the game the
+clicks stored verifies."""
+
+from __future__ import annotations
+
+import pytest
+from browser_kit import board_point, chromium, new_page, no_exception, streamlit_server, until
+from waits import wait_until
+
+from warlog.engine.bots import play_out
+from warlog.engine.scenario import load_scenario
+from warlog.engine.verify import verify
+from warlog.events.sqlite_store import SQLiteEventStore
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+SCENARIO = "ancients-river-crossing"
+
+
+@pytest.fixture(scope="module")
+def dashboard(tmp_path_factory):
+    """A server over a database holding one finished game (so no demo games are seeded), and
+    chromium."""
+    tmp = tmp_path_factory.mktemp("play")
+    db = tmp / "play.db"
+    done = play_out("done-1", load_scenario(SCENARIO), seed=1)
+    with SQLiteEventStore(db) as store:
+        store.append("done-1", done.events, 0)
+    with streamlit_server(db, tmp) as url, chromium(tmp) as browser:
+        yield url, browser, db
+
+
+def _header(page) -> str:
+    return page.get_by_text("to act:", exact=False).first.inner_text()
+
+
+def _move_one_unit(page, side: str) -> None:
+    """Select one of ``side``'s units by clicking it, click a cell it may move to, and choose
+    the first order that click offers (or none, when it gave the one order there)."""
+    def select() -> bool:
+        point = board_point(page, "units", side)
+        assert point is not None, "no unit of the side on the board"
+        page.mouse.click(point[0], point[1])
+        return until(page, """() => document.querySelector('.js-plotly-plot')._fullData
+            .some(t => t.meta && t.meta.role === 'reach_moves')""")
+
+    wait_until(select, lambda: "a click on the unit never selected it")
+    x, y, cx, cy = board_point(page, "reach_moves")
+
+    def click_cell() -> bool:
+        page.mouse.click(x, y)
+        return until(page, "([side, cx, cy]) => document.body.innerText.includes("
+                     "'That click offers') || document.querySelector('.js-plotly-plot')._fullData"
+                     ".some(t => t.meta && t.meta.role === 'units' && t.meta.side === side && "
+                     "Array.from(t.x).some((x, i) => x === cx && t.y[i] === cy))", [side, cx, cy])
+
+    wait_until(click_cell, lambda: "a click on a cell the unit may move to did nothing")
+    if page.get_by_text("That click offers").count():
+        page.locator(".st-key-play_offer_0 button").click()
+    page.wait_for_function("""([side, cx, cy]) => document.querySelector('.js-plotly-plot')
+        ._fullData.some(t => t.meta && t.meta.role === 'units' && t.meta.side === side
+                        && Array.from(t.x).some((x, i) => x === cx && t.y[i] === cy))""",
+                           arg=[side, cx, cy])
+
+
+def test_a_whole_battle_against_the_tactician_by_clicks_alone(dashboard):
+    url, browser, db = dashboard
+    page = new_page(browser, 1400, 900)
+    page.goto(f"{url}/play")
+    page.locator(".st-key-play_scenario input").click()
+    page.keyboard.type("river-crossing")
+    page.keyboard.press("Enter")
+    page.locator(".st-key-play_seat_blue").get_by_text("bot").click()
+    page.wait_for_selector(".st-key-play_policy_blue")
+    page.get_by_text("Options (").click()  # one hit removes a unit: a short battle
+    hits = page.locator(f".st-key-play_option_{SCENARIO}_hits_to_remove input")  # its key
+    hits.fill("1")
+    hits.press("Enter")
+    page.locator(".st-key-play_start button").click()
+    page.wait_for_selector(".js-plotly-plot")
+    no_exception(page)
+
+    moved = False
+    for _ in range(300):
+        if page.get_by_text("The game has ended").count():
+            break
+        header = _header(page)
+        if "to act: red (Red)" in header:
+            if not moved and board_point(page, "ready") is not None:
+                _move_one_unit(page, "red")  # the phase goes on: the header stays
+                moved = True
+                continue
+            else:
+                page.locator("button", has_text="end phase").first.click()
+        elif page.locator(".st-key-play_pace").count() and not page.locator(
+                ".st-key-play_pace input[type=radio]").first.is_checked():
+            page.locator(".st-key-play_pace").get_by_text("at once").click()
+        page.wait_for_function(
+            "h => document.body.innerText.includes('The game has ended') || "
+            "!document.body.innerText.includes(h)", arg=header)
+        no_exception(page)
+    assert page.get_by_text("The game has ended").count(), _header(page)
+    assert moved
+
+    with SQLiteEventStore(db) as store:
+        (game,) = [g.id for g in store.games() if g.id != "done-1"]
+        events = store.read(game)
+    assert events[0]["options"]["hits_to_remove"] == 1
+    assert events[-1]["kind"] == "game_ended"
+    people = [e for e in events if e["kind"] == "order_given" and e["by"] == "Red"]
+    assert any(e["order"]["type"] == "move" for e in people)
+    report = verify(events)
+    assert report.ok, report.mismatch
+    assert ("blue", "tactician") in report.bots
+    page.close()

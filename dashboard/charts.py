@@ -58,12 +58,48 @@ def attrition_figure(rows: Sequence[dict[str, Any]], *, current_turn: int | None
     return fig
 
 
+LABEL_FONT = 11  # px: the threshold lines' labels in the right margin
+LABEL_MARGIN = 160  # px kept free at the right of the plot for those labels
+MIN_PLOT_HEIGHT = 200  # px: the least height the plot area gets (the legend may take more room)
+
+
+def _label_width(text: str, size: int = LABEL_FONT) -> float:
+    """A generous estimate of a label's width in pixels (0.62 em a character, as wide as
+    plotly's default sans-serif font gets for these words), plus the gap from the plot edge."""
+    return len(text) * size * 0.62 + 8
+
+
+def spread_labels(ys: Sequence[float], gap: float) -> list[float]:
+    """Label positions (paper units, 0 at the bottom of the plot, 1 at the top) as near to
+    ``ys`` as they may be while no two are closer than ``gap`` and all stay within 0..1: two
+    sides' thresholds are often the same number, and their labels must not print over each
+    other. Same order as ``ys``."""
+    order = sorted(range(len(ys)), key=lambda i: ys[i])
+    placed = [min(max(ys[i], 0.0), 1.0) for i in order]
+    for k in range(1, len(placed)):  # push up what sits too close to the one below
+        placed[k] = max(placed[k], placed[k - 1] + gap)
+    overflow = placed[-1] - 1.0 if placed else 0.0
+    if overflow > 0:  # then back down from the top, keeping the gaps
+        placed[-1] = 1.0
+        for k in range(len(placed) - 2, -1, -1):
+            placed[k] = min(placed[k], placed[k + 1] - gap)
+    out = [0.0] * len(ys)
+    for k, i in enumerate(order):
+        out[i] = max(placed[k], 0.0)
+    return out
+
+
 def exhaustion_figure(rows: Sequence[dict[str, Any]], *, current_turn: int | None = None) -> go.Figure:
     """Strength lost per side over the turns (from analysis.exhaustion rows) against each side's
     threshold: the rule's exhaustion point where the system has one, otherwise a dashed
     reference line at one third of the starting strength, labelled as a reference. A star marks
-    the turn a side became exhausted (or, for a reference, first lost that much)."""
+    the turn a side became exhausted (or, for a reference, first lost that much).
+
+    No text is drawn inside the plot, where it collided with the lines: each threshold line is
+    labelled in a right margin kept for it (spread so that two labels never overlap, and short
+    enough to fit), the stars are named in the legend and their hover."""
     fig = go.Figure()
+    labels: list[tuple[str, str, float]] = []  # side, text, the threshold's last value
     for side in SIDES:
         mine = [r for r in rows if r["side"] == side]
         if not mine:
@@ -84,25 +120,33 @@ def exhaustion_figure(rows: Sequence[dict[str, Any]], *, current_turn: int | Non
             opacity=0.7 if rule else 0.45, legendgroup=side,
             meta={"role": "threshold", "side": side, "basis": last["basis"]},
             hovertemplate=f"{label}: %{{y}}<extra></extra>"))
+        labels.append((side, f"{side} exhaustion point" if rule else f"{side} 1/3 (reference)",
+                       last["threshold"]))
         first = next((r for r in mine if r["exhausted"]), None)
         if first is not None:
             word = "exhausted" if rule else "past 1/3 (reference)"
             fig.add_trace(go.Scatter(
-                x=[first["turn"]], y=[first["lost"]], mode="markers+text",
+                x=[first["turn"]], y=[first["lost"]], mode="markers",
                 marker={"symbol": "star", "size": 18, "color": SIDE_COLOURS[side],
                         "line": {"color": "white", "width": 1}},
-                text=[f"{word}, turn {first['turn']}"], textposition="top left",
-                textfont={"color": SIDE_COLOURS[side]}, name=f"{side} {word}",
-                legendgroup=side, showlegend=False,
+                name=f"{side} {word}, turn {first['turn']}", legendgroup=side,
+                hovertemplate=f"{side} {word}, turn {first['turn']}<extra></extra>",
                 meta={"role": "exhausted", "side": side, "turn": first["turn"],
                       "basis": first["basis"]}))
+    top = max([r["lost"] for r in rows] + [r["threshold"] for r in rows] + [1]) * 1.12
+    spread = spread_labels([v / top for _, _, v in labels], LABEL_FONT * 1.3 / MIN_PLOT_HEIGHT)
+    for (side, text, _), y in zip(labels, spread):
+        fig.add_annotation(
+            text=text, name=f"threshold label · {side}", xref="paper", x=1, xanchor="left",
+            xshift=6, yref="paper", y=y, yanchor="middle", showarrow=False,
+            font={"color": SIDE_COLOURS[side], "size": LABEL_FONT})
     if current_turn is not None:
         fig.add_vline(x=current_turn, line={"color": "#555", "width": 2, "dash": "dot"},
                       name="current turn")
     last_turn = max((r["turn"] for r in rows), default=0)
     fig.update_xaxes(dtick=1, range=[-0.2, last_turn + 0.2], showgrid=False, title_text="turn")
-    fig.update_yaxes(rangemode="tozero", gridcolor="#eee", title_text="strength lost")
-    fig.update_layout(height=440, margin={"l": 50, "r": 10, "t": 30, "b": 40},
+    fig.update_yaxes(range=[0, top], gridcolor="#eee", title_text="strength lost")
+    fig.update_layout(height=440, margin={"l": 50, "r": LABEL_MARGIN, "t": 30, "b": 40},
                       plot_bgcolor="white", legend={"orientation": "h", "y": -0.25,
                                                     "font": {"size": 11}})
     return fig

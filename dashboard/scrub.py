@@ -1,5 +1,6 @@
 """Where each scrubbing control moves in a game's steps: first, last, and previous/next step,
-phase and turn. Pure functions over analysis.Step lists, so the page stays a thin layer and the
+phase and turn; and what a step offers (the rules it cites, whether the game may be continued
+from it). Pure functions over analysis.Step lists, so the page stays a thin layer and the
 arithmetic is tested on its own.
 
 A "phase" is a run of steps with the same turn, side and phase (the opening is its own); moving
@@ -10,11 +11,15 @@ to the previous phase from inside one first goes back to that phase's start, as 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
+
+from warlog.record import rest_points
 
 
 class StepLike(Protocol):
     index: int
+    first: int
+    last: int
     turn: int
     side: str | None
     phase: str | None
@@ -68,3 +73,19 @@ def step_of_click(steps: Sequence[StepLike], selection) -> int | None:
         return None
     turn = int(round(x))
     return next((s.index for s in steps if s.turn >= turn), len(steps) - 1)
+
+
+def cited_rules(events: Sequence[dict[str, Any]]) -> list[str]:
+    """The rules these events cite, each once, in the order first cited: a step that rolls for
+    three units cites the same rule three times, and its paragraph is worth reading once."""
+    return list(dict.fromkeys(rid for e in events for rid in e.get("rules") or ()))
+
+
+def fork_point(events: Sequence[dict[str, Any]], step: StepLike, ended: bool) -> int | None:
+    """The seq to fork at to continue the game from ``step`` (its last event), or None where
+    the game does not wait for an order after it: an automatic phase resolves next (the fork
+    would be cut back to an earlier step, not this one), or the game is over there (a fork of
+    it would be over too)."""
+    if ended or step.last + 1 not in rest_points(events):
+        return None
+    return events[step.last]["seq"]

@@ -4,12 +4,17 @@ The page only arranges widgets; the figures come from dashboard/charts.py, the s
 and tidy rows from engine/analysis.py, the cached loading from dashboard/data.py.
 
 Session state: ``cursor`` (the current step's index) is the one source of truth. The widgets
-``step`` and ``turn`` and the scrubbing buttons (first, previous/next turn, phase and step,
+``step`` and ``turn_N`` and the scrubbing buttons (first, previous/next turn, phase and step,
 last; each with a keyboard shortcut) change it through callbacks, and are re-synchronised from
-it before they are drawn, so they never disagree. The page address carries ``game`` and
-``step``: a copied link opens the same step. ``cursor`` is not
-a widget key, so it survives a visit to another page; ``loaded`` names the game it belongs to,
-and a different game resets it to the opening.
+it before they are drawn, so they never disagree. The turn slider's key changes each time it
+moves the cursor (``turn_version``): Streamlit draws it afresh and the keyboard focus leaves it,
+so the arrow keys go back to meaning "a step" (the Left/Right shortcuts) rather than "a turn",
+as in every replay tool with one timeline (PageUp/PageDown move by turn).
+
+The page address carries ``game`` and ``step``: a copied link opens the same step. ``cursor`` is
+not a widget key, so it survives a visit to another page; ``loaded`` names the game it belongs
+to, and a different game resets it to the opening. ``fork_opened`` is set by "Continue from
+here" (a callback may not switch pages): the next run opens the Play page on the fork.
 """
 
 from __future__ import annotations
@@ -26,7 +31,9 @@ from warlog.engine.flow import phase_name
 from warlog.engine.fold import evolve
 from warlog.engine.rules import catalogue
 from warlog.engine.rulesets import get_ruleset
+from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.events.store import StoreError
+from warlog.record import RecordError, fork
 
 Event = dict[str, Any]
 SOURCES = ("Database", "Replay file")
@@ -94,9 +101,15 @@ def choose_source() -> tuple[str, list[Event]] | str | None:
 # -- callbacks: each moves the cursor; widgets follow it on the next run ----------------------
 
 
-def _on_turn(steps: list[analysis.Step]) -> None:
-    turn = st.session_state["turn"]
+def turn_key() -> str:
+    """The turn slider's key this run (see the module's docstring: a new one after each move)."""
+    return f"turn_{st.session_state.get('turn_version', 0)}"
+
+
+def _on_turn(steps: list[analysis.Step], key: str) -> None:
+    turn = st.session_state[key]
     st.session_state["cursor"] = next((s.index for s in steps if s.turn >= turn), len(steps) - 1)
+    st.session_state["turn_version"] = st.session_state.get("turn_version", 0) + 1
 
 
 def _on_step() -> None:
@@ -128,7 +141,7 @@ def _sync(key: str, steps: list[analysis.Step]) -> analysis.Step:
         ss["loaded"], ss["cursor"] = identity, linked if linked is not None else 0
     ss["cursor"] = min(max(int(ss.get("cursor", 0)), 0), len(steps) - 1)
     step = steps[ss["cursor"]]
-    ss["step"], ss["turn"] = step.index + 1, step.turn
+    ss["step"], ss[turn_key()] = step.index + 1, step.turn
     st.query_params["step"] = str(step.index + 1)
     return step
 
@@ -140,8 +153,6 @@ def header(tl, events: list[Event]) -> None:
     final, first = tl.final, events[0]
     scenario = final.scenario
     st.title(scenario.title)
-    if scenario.description:
-        st.caption(scenario.description)
     names = scenario.side_names
     players = first.get("players") or {}
     sides = " vs ".join(f"**{side}**: {names.get(side, side)}"
@@ -149,10 +160,20 @@ def header(tl, events: list[Event]) -> None:
     year = f" · {scenario.year}" if scenario.year is not None else ""
     st.markdown(f"{sides} · {scenario.grid.kind} grid {scenario.grid.width}×{scenario.grid.height}"
                 f" · {analysis.system_name(final)}{year} · game `{final.game}`")
-    st.caption("Options in force: " + options_text(final.options), help=(
-        "Every interpretation and optional rule the game was played with, as recorded in its "
-        "first event. ⚖️ marks an interpretation of the source; the Rules page explains each."))
-    verifying.verified_caption(st.session_state.get("game_identity", ""), events)
+    identity = st.session_state.get("game_identity", "")
+    line = data.verified_line(identity, events)
+    failed = failure(line)
+    if failed is not None:  # a failure is never folded away
+        st.error(failed)
+    with st.expander(f"The scenario, its options and verification · {verdict_word(line)}",
+                     expanded=False):  # folded, so that the board is in sight at 1400×900
+        if scenario.description:
+            st.caption(scenario.description)
+        st.caption("Options in force: " + options_text(final.options), help=(
+            "Every interpretation and optional rule the game was played with, as recorded in "
+            "its first event. ⚖️ marks an interpretation of the source; the Rules page "
+            "explains each."))
+        verifying.verified_caption(identity, events)
     if final.ended:
         if final.winner:
             st.success(f"Result: **{final.winner}** ({names.get(final.winner, final.winner)}) "
@@ -161,6 +182,29 @@ def header(tl, events: list[Event]) -> None:
             st.info(f"Result: a draw — {final.end_reason}.")
     else:
         st.info(f"Game in progress: turn {final.turn}, {final.side} {phase_name(final.phase)}.")
+
+
+def _unfinished(line: str) -> bool:
+    """A log that merely stops inside an order (a game exported while it was being played):
+    not verified, but nothing in it is wrong (data.upload_refusal lets it be shown)."""
+    return "the log stops after" in line
+
+
+def failure(line: str | data.Pending) -> str | None:
+    """The verified line when it says the game is NOT verified (shown outside the folded
+    header, so a failure is seen without opening anything), else None."""
+    if isinstance(line, str) and line.startswith("Not verified") and not _unfinished(line):
+        return line
+    return None
+
+
+def verdict_word(line: str | data.Pending) -> str:
+    """The folded header's label ends with the verdict, so even folded it says what is proven."""
+    if isinstance(line, data.Pending):
+        return "verifying…"
+    if failure(line):
+        return "NOT verified"
+    return "not verified: the log stops inside an order" if _unfinished(line) else "verified"
 
 
 def options_text(options: dict[str, Any]) -> str:
@@ -196,11 +240,16 @@ def controls(steps: list[analysis.Step], step: analysis.Step, title: str) -> Non
             going = scrub.target(steps, step.index, key)
             column.button(label, key=key, on_click=_move, args=(key, steps), icon=icon,
                           shortcut=shortcut, disabled=going == step.index, width="stretch")
-    if last_turn > 0:
-        st.slider("Turn", 0, last_turn, key="turn", on_change=_on_turn, args=(steps,))
+    timeline, turns = st.columns([3, 1])
     if n > 1:
-        st.slider("Step", 1, n, key="step", on_change=_on_step,
-                  help="Each step is one order and what it caused, or an automatic phase.")
+        timeline.slider("Step", 1, n, key="step", on_change=_on_step,
+                        help="Each step is one order and what it caused, or an automatic phase. "
+                             "The arrow keys move step by step.")
+    if last_turn > 0:
+        key = turn_key()
+        turns.slider("Turn", 0, last_turn, key=key, on_change=_on_turn, args=(steps, key),
+                     help="Jumps to the turn's first step; the arrow keys then go on step by "
+                          "step (PageUp/PageDown move by turn).")
     st.markdown(f"**Step {step.index + 1} of {n}** — {title}")
 
 
@@ -218,23 +267,73 @@ def _rule_lines(rule_ids: list[str]) -> str:
     return "\n".join(lines)
 
 
+def event_line(e: Event, narrated: str, raw: bool) -> str:
+    """An event as the step's list shows it: the narrated sentence, after its seq and raw
+    kind (``hits_inflicted``) only when the reader asked for event names."""
+    return f":gray[`{e['seq']}` {e['kind']}] {narrated}" if raw else narrated
+
+
 def step_events(tl, events: list[Event], step: analysis.Step, notes: list[Event],
                 upto: int) -> None:
-    """Each event of the step: its narrated line, then the text of every rule it cites; the
-    players' notes on this step first (a note sits in the log where it was written, so it is
-    shown here, at the step it is about, not where it was appended)."""
+    """Each event of the step as its narrated line (the raw event names behind a toggle), then
+    the text of every rule the step cites, once; the players' notes on this step first (a note
+    sits in the log where it was written, so it is shown here, at the step it is about, not
+    where it was appended)."""
+    raw = st.toggle("Show event names", key="event_names",
+                    help="The log's own name for each event (e.g. hits_inflicted) and its "
+                         "number, as `warlog show` prints them.")
     state = tl.state_at(step.first - 1) if step.first > 0 else None
+    shown = events[step.first : upto + 1]
     with st.container(height=620, key="events"):
         for note in notes:
             by = f" — {note['author']}" if note.get("author") else ""
             st.info(f"📝 {note['text']}{by}", icon=None)
-        for i in range(step.first, upto + 1):
-            e = events[i]
+        for e in shown:
             if e["kind"] != "note":
-                st.markdown(f":gray[`{e['seq']}` {e['kind']}] {narration.narrate(e, state)}")
-                if e.get("rules"):
-                    st.caption(_rule_lines(e["rules"]))
+                st.markdown(event_line(e, narration.narrate(e, state), raw))
             state = evolve(state, e, check=False)
+        rules = scrub.cited_rules([e for e in shown if e["kind"] != "note"])
+        if rules:
+            st.markdown("**Rules cited in this step**")
+            st.caption(_rule_lines(rules))
+
+
+def _continue(path: str, game: str, at: int) -> None:
+    """Fork the stored game at ``at`` (as `warlog fork` does) and open the fork on the Play
+    page, which asks each side's seat afresh."""
+    try:
+        with SQLiteEventStore(path) as store:
+            new_id, _ = fork(store, game, at)
+    except (RecordError, StoreError, sqlite3.Error) as exc:
+        st.session_state["fork_error"] = str(exc)
+        return
+    st.session_state.pop("fork_error", None)
+    data.list_games.clear()  # the fork is a new game in the list
+    st.session_state["play_game"], st.session_state["play_reseat"] = new_id, True
+    st.session_state["fork_opened"] = new_id  # switch_page cannot be called in a callback
+
+
+def continue_from_here(step: analysis.Step, events: list[Event], ended: bool) -> None:
+    """"Continue from here": a new game from this step, to play on in the Play page (a stored
+    game only; a replay file must be imported on the Library page first)."""
+    identity = st.session_state.get("game_identity", "")
+    if not identity.startswith("db:"):
+        st.caption("To continue this game from a step, import the replay file first (Library "
+                   "page).")
+        return
+    at = scrub.fork_point(events, step, ended)
+    if at is None:
+        st.caption("Continue from here: the game is over at this step." if ended else
+                   "Continue from here is offered at steps after which the game waits for "
+                   "an order.")
+        return
+    _, path, game = identity.split(":", 2)
+    st.button("Continue from here", key="continue_here", icon=":material/call_split:",
+              on_click=_continue, args=(path, game, at),
+              help="A new game with this game's events up to this step (the original is "
+                   "untouched), opened in the Play page to play on.")
+    if st.session_state.get("fork_error"):
+        st.error(st.session_state.pop("fork_error"))
 
 
 def _untold(title: str, question) -> str:
@@ -399,6 +498,9 @@ def win_probability(key: str, step: analysis.Step, events: list[Event], clicked)
 
 
 def main() -> None:
+    if st.session_state.get("fork_opened"):  # "Continue from here" made a game to play
+        del st.session_state["fork_opened"]
+        st.switch_page("views/play.py")
     loaded = choose_source()
     if loaded is None:
         return
@@ -428,21 +530,23 @@ def main() -> None:
     with board_column:
         counted = ("strength points left" if get_ruleset(state.rule_system).measure == "strength"
                    else "hits taken")
+        marks = analysis.highlights(events[step.first : shown + 1], state)
+        drawn = st.container()  # the board first on the page, its unit picker below it
+        selected = unit_picker(state)
+        drawn.plotly_chart(board.board_figure(state, highlight=marks, selected=selected),
+                           key="board", on_select=partial(_board_clicked, state),
+                           selection_mode="points", config={"displayModeBar": False})
         st.caption(f"{'Before the answer' if hidden else 'After this step'}: turn {state.turn} · "
                    f"{state.side or '—'} {phase_name(state.phase)} · circles show {counted}, "
                    "triangles the facing; rings mark period state (square, column, limbered, "
                    "out of formation, out of ammunition, trench, hull-down, spotted), named in "
                    "the legend")
-        marks = analysis.highlights(events[step.first : shown + 1], state)
-        selected = unit_picker(state)
-        st.plotly_chart(board.board_figure(state, highlight=marks, selected=selected), key="board",
-                        on_select=partial(_board_clicked, state), selection_mode="points",
-                        config={"displayModeBar": False})
         if selected is not None:
             st.markdown(reach.describe(state, selected))
         pictures(key, step, state, marks, proj, selected)
     with narrative:
         st.subheader("What happened")
+        continue_from_here(step, events, tl.state_at(step.last).ended)
         if question is not None:
             teach.panel(identity, question)
         step_events(tl, events, step, proj["notes"].get(step.index, []), shown)

@@ -61,6 +61,11 @@ def board_units(at: AppTest) -> dict[str, list[tuple[float, float]]]:
     raise AssertionError("no board on the page")
 
 
+def turn_slider(at: AppTest):
+    """The turn slider (its key changes each time it moves the page: see replay.py)."""
+    return next(s for s in at.slider if s.label == "Turn")
+
+
 def step_title(at: AppTest) -> str:
     return next(m.value for m in at.markdown if m.value.startswith("**Step "))
 
@@ -76,15 +81,15 @@ def test_steps_through_a_whole_game(app):
     at = choose_game(app, SHORT_GAME)
     last = int(at.slider(key="step").max)  # the step slider counts from 1, like the title
     assert at.slider(key="step").value == 1 and step_title(at).startswith(f"**Step 1 of {last}**")
-    boards, turns = {repr(board_units(at))}, [at.slider(key="turn").value]
+    boards, turns = {repr(board_units(at))}, [turn_slider(at).value]
     for i in range(2, last + 1):
         at.button(key="next_step").click().run()
         assert not at.exception, f"step {i}"
         assert at.slider(key="step").value == i
         boards.add(repr(board_units(at)))
-        turns.append(at.slider(key="turn").value)
+        turns.append(turn_slider(at).value)
     assert len(boards) > 20  # units move and fall as we step
-    assert turns == sorted(turns) and turns[-1] == at.slider(key="turn").max
+    assert turns == sorted(turns) and turns[-1] == turn_slider(at).max
     assert "game over" in step_title(at)
     assert at.button(key="next_step").disabled
     assert any("won" in s.value for s in at.success)
@@ -94,13 +99,13 @@ def test_steps_through_a_whole_game(app):
 
 def test_turn_slider_jumps_to_the_first_step_of_each_turn(app):
     at = choose_game(app, SHORT_GAME)
-    for turn in range(int(at.slider(key="turn").max) + 1):
-        at.slider(key="turn").set_value(turn).run()
+    for turn in range(int(turn_slider(at).max) + 1):
+        turn_slider(at).set_value(turn).run()
         assert not at.exception
-        assert at.slider(key="turn").value == turn
+        assert turn_slider(at).value == turn
         assert step_title(at).split("— ")[1].startswith(f"turn {turn} · ")
     at.slider(key="step").set_value(6).run()
-    assert not at.exception and at.slider(key="turn").value == 1
+    assert not at.exception and turn_slider(at).value == 1
     assert step_title(at).startswith("**Step 6 of")
 
 
@@ -115,7 +120,7 @@ def test_board_follows_the_step(app):
 
 def test_events_show_narration_and_the_text_of_the_rules_they_cite(app):
     at = choose_game(app, SHORT_GAME)
-    at.slider(key="turn").set_value(2).run()
+    turn_slider(at).set_value(2).run()
     for _ in range(30):  # to the first shot of turn 2
         if "shoots" in step_title(at):
             break
@@ -135,7 +140,7 @@ def test_changing_game_resets_to_the_opening(app, demo_db):
         other = [g.id for g in store.games() if g.id != at.selectbox(key="game").value][0]
     choose_game(at, other)
     assert at.selectbox(key="game").value == other and other in at.markdown[0].value
-    assert at.slider(key="step").value == 1 and at.slider(key="turn").value == 0
+    assert at.slider(key="step").value == 1 and turn_slider(at).value == 0
     assert "opening" in step_title(at)
 
 
@@ -152,7 +157,7 @@ def test_invalid_upload_shows_an_error_not_a_traceback(app):
 
 def test_exhaustion_chart_sits_beside_attrition_with_its_reference_explained(app):
     at = choose_game(app, SHORT_GAME)
-    at.slider(key="turn").set_value(4).run()
+    turn_slider(at).set_value(4).run()
     spec = None
     for chart in at.get("plotly_chart"):
         data = json.loads(chart.proto.spec)["data"]
@@ -271,7 +276,7 @@ def test_a_copied_link_opens_the_same_game_and_step(demo_db, monkeypatch):
 def test_scrubbing_buttons_move_by_phase_turn_and_to_the_ends(app):
     at = choose_game(app, SHORT_GAME)
     at.button(key="next_turn").click().run()
-    assert not at.exception and at.slider(key="turn").value == 1
+    assert not at.exception and turn_slider(at).value == 1
     first_of_turn = at.slider(key="step").value
     at.button(key="next_phase").click().run()
     title = step_title(at)
@@ -282,7 +287,7 @@ def test_scrubbing_buttons_move_by_phase_turn_and_to_the_ends(app):
     assert at.slider(key="step").value == at.slider(key="step").max
     assert at.button(key="next_step").disabled and at.button(key="last").disabled
     at.button(key="prev_turn").click().run()
-    assert at.slider(key="turn").value == at.slider(key="turn").max  # back to its turn's start
+    assert turn_slider(at).value == turn_slider(at).max  # back to its turn's start
     at.button(key="first").click().run()
     assert at.slider(key="step").value == 1 and at.button(key="first").disabled
 

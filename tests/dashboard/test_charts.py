@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from figure_traces import games, one, traces  # noqa: F401 (games: a fixture)
@@ -44,7 +46,7 @@ def test_exhaustion_chart_draws_lost_strength_against_a_labelled_reference(games
         marks = traces(fig, "exhausted", side=side)
         if side in crossed:
             assert len(marks) == 1 and marks[0].meta["turn"] == crossed[side]
-            assert "reference" in marks[0].text[0]
+            assert "reference" in marks[0].name and f"turn {crossed[side]}" in marks[0].name
         else:
             assert not marks
     assert any(s.x0 == 3 for s in fig.layout.shapes)
@@ -65,6 +67,51 @@ def test_exhaustion_chart_marks_the_turn_a_portable_army_became_exhausted():
         assert mark.meta["turn"] == turn and mark.meta["basis"] == "rule"
         line = one(fig, "threshold", side=side)
         assert "portable.exhaustion" in line.name and line.line.dash == "solid"
+
+
+def _labels_clear_of_lines_and_edges(fig) -> None:
+    """Every label of the exhaustion chart sits in the right margin (outside the plot area,
+    where the lines are), fits in that margin, stays between the plot's top and bottom, and no
+    two are within a line of text of each other at the least plot height."""
+    labels = list(fig.layout.annotations)
+    assert labels
+    right = fig.layout.margin.r
+    for a in labels:
+        assert (a.xref, a.x, a.xanchor, a.yref) == ("paper", 1, "left", "paper")
+        assert a.xshift + charts._label_width(a.text, a.font.size) <= right, a.text
+        assert 0 <= a.y <= 1
+    for a, b in itertools.combinations(labels, 2):
+        apart = abs(a.y - b.y) * charts.MIN_PLOT_HEIGHT
+        assert apart >= max(a.font.size, b.font.size), (a.text, b.text, apart)
+    assert not [t for t in fig.data if "text" in (t.mode or "")]  # no text among the lines
+    top = fig.layout.yaxis.range[1]
+    drawn = [y for t in fig.data for y in t.y]
+    assert max(drawn) < top  # the stars at the top are not cut off either
+
+
+def test_exhaustion_labels_never_overlap_the_lines_each_other_or_the_edge(games):
+    for name in ("square", "hex", "brick"):
+        events, _ = games[name]
+        rows = analysis.exhaustion(events)
+        _labels_clear_of_lines_and_edges(charts.exhaustion_figure(rows, current_turn=2))
+    same = [{"side": s, "turn": t, "lost": 0, "threshold": 8, "basis": "reference",
+             "exhausted": False} for s in ("red", "blue") for t in range(3)]
+    fig = charts.exhaustion_figure(same)  # equal thresholds: the labels are pulled apart
+    _labels_clear_of_lines_and_edges(fig)
+    ys = sorted(a.y for a in fig.layout.annotations)
+    assert ys[0] == pytest.approx(8 / fig.layout.yaxis.range[1]) and ys[1] > ys[0]  # one stays
+
+
+@pytest.mark.parametrize("ys", [[0.5, 0.5], [1.0, 1.0, 0.99], [0.0, 0.0], [0.2, 0.9], []])
+def test_spread_labels_keeps_the_gap_inside_the_plot(ys):
+    gap = 0.07
+    out = charts.spread_labels(ys, gap)
+    assert len(out) == len(ys) and all(0 <= y <= 1 for y in out)
+    ordered = sorted(out)
+    assert all(b - a >= gap - 1e-9 for a, b in zip(ordered, ordered[1:]))
+    if len(set(ys)) == len(ys) and all(abs(a - b) >= gap for a, b in
+                                        itertools.combinations(ys, 2)):
+        assert out == ys  # labels already apart stay by their lines
 
 
 def test_luck_chart_draws_each_sides_cumulative_luck(games):

@@ -10,91 +10,33 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import urllib.request
-from pathlib import Path
 
 import pytest
+from browser_kit import chromium, new_page, streamlit_server
 from run_once import copied
-from waits import LIMIT, LIMIT_MS, wait_until
+from waits import LIMIT_MS, wait_until
 
 from warlog.events.sqlite_store import SQLiteEventStore
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, demo_db_file):
-    """A streamlit server on a demo database; stopped (by its pid) whatever the test does."""
+    """A streamlit server on a copy of the demo database, and the unit count of the game the
+    page opens on."""
     tmp = tmp_path_factory.mktemp("browser")
     db = copied(demo_db_file, tmp / "demo.db")
     with SQLiteEventStore(db) as store:
         first_game = store.read(store.games()[0].id, upto=1)[0]  # the page opens on it
-    port = _free_port()
-    env = {**os.environ, "WARLOG_DB": str(db), "HOME": str(tmp)}
-    log = (tmp / "streamlit.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        url, logged = f"http://127.0.0.1:{port}", lambda: (tmp / "streamlit.log").read_text()
-
-        def healthy() -> bool:
-            if proc.poll() is not None:
-                raise RuntimeError(f"streamlit did not start: {logged()}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=LIMIT) as r:
-                    return r.status == 200
-            except OSError:
-                return False
-
-        wait_until(healthy, lambda: f"streamlit did not start: {logged()}")
+    with streamlit_server(db, tmp) as url:
         yield url, len(first_game["scenario"]["units"])
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=LIMIT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=LIMIT)
-        log.close()
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: apt-get install -y chromium"
-    from playwright.sync_api import sync_playwright
-
-    xdg = tmp_path_factory.mktemp("xdg")
-    os.environ["XDG_CONFIG_HOME"] = str(xdg / "config")  # the browser's files stay in tmp
-    os.environ["XDG_CACHE_HOME"] = str(xdg / "cache")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS, timeout=LIMIT_MS)
+    with chromium(tmp_path_factory.mktemp("xdg")) as b:
         yield b
-        b.close()
-
-
-def _new_page(browser, width: int, height: int):
-    """A page whose every wait and action (wait_for_*, click, goto, inner_text) has the limit."""
-    page = browser.new_page(viewport={"width": width, "height": height})
-    page.set_default_timeout(LIMIT_MS)
-    page.set_default_navigation_timeout(LIMIT_MS)
-    return page
 
 
 def _step_title(page) -> str:
@@ -112,7 +54,7 @@ def _live_units(page) -> int:
 
 def test_dashboard_steps_in_a_real_browser(server, browser, tmp_path):
     url, units = server
-    page = _new_page(browser, 1500, 2300)
+    page = new_page(browser, 1500, 2300)
     page.goto(url)
     page.wait_for_selector(".js-plotly-plot")
     assert page.locator('[data-testid="stException"]').count() == 0
@@ -165,7 +107,7 @@ def test_clicks_on_the_board_and_the_charts_and_a_copied_link(server, browser):
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     url, _ = server
-    page = _new_page(browser, 1500, 2300)
+    page = new_page(browser, 1500, 2300)
     page.goto(url)
     page.wait_for_selector(".js-plotly-plot")
     x, y = _point_on_page(page, 0, "units")
@@ -202,7 +144,7 @@ def test_clicks_on_the_board_and_the_charts_and_a_copied_link(server, browser):
     page.wait_for_function("() => /step=\\d+/.test(location.search)")
     moved = _step_title(page)
     assert not moved.startswith("Step 1 of")
-    copy = _new_page(browser, 1500, 1400)
+    copy = new_page(browser, 1500, 1400)
     copy.goto(page.url)
     copy.wait_for_selector(".js-plotly-plot")
     copy.wait_for_function("t => document.body.innerText.includes(t)",
@@ -213,7 +155,7 @@ def test_clicks_on_the_board_and_the_charts_and_a_copied_link(server, browser):
 
 
 def test_invalid_upload_shows_an_error_in_the_browser(server, browser, tmp_path):
-    page = _new_page(browser, 1400, 1200)
+    page = new_page(browser, 1400, 1200)
     page.goto(server[0])
     page.wait_for_selector(".js-plotly-plot")
     page.get_by_text("Replay file", exact=True).click()
@@ -236,7 +178,7 @@ def test_a_compressed_replay_uploads_in_the_browser(server, browser, tmp_path):
 
     path = tmp_path / "battle.jsonl.gz"
     write_replay(path, play_out("gz", load_scenario("ancients-river-crossing"), seed=3).events)
-    page = _new_page(browser, 1400, 1200)
+    page = new_page(browser, 1400, 1200)
     page.goto(server[0])
     page.wait_for_selector(".js-plotly-plot")
     page.get_by_text("Replay file", exact=True).click()
@@ -257,7 +199,7 @@ def test_the_html_report_works_offline_in_a_real_browser(browser, tmp_path):
     events = play_out("rep", load_scenario("ancients-river-crossing"), seed=7).events
     path = tmp_path / "battle.html"
     path.write_text(report_html(events), encoding="utf-8")
-    page = _new_page(browser, 1300, 1600)
+    page = new_page(browser, 1300, 1600)
     requests, errors = [], []
     page.on("request", lambda r: requests.append(r.url))
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -271,72 +213,4 @@ def test_the_html_report_works_offline_in_a_real_browser(browser, tmp_path):
     assert page.locator(".js-plotly-plot").count() >= 4  # the board and three charts
     assert not errors, errors
     assert all(url.startswith(("file://", "data:", "blob:", "about:")) for url in requests), requests
-    page.close()
-
-
-def _units_of(page, side: str) -> list[tuple[float, float]]:
-    return [tuple(p) for p in page.evaluate("""(side) => {
-        const t = document.querySelector('.js-plotly-plot')._fullData
-            .find(t => t.meta && t.meta.role === 'units' && t.meta.side === side);
-        return Array.from(t.x).map((x, i) => [x, t.y[i]]); }""", side)]
-
-
-def _point_of(page, role: str, side: str | None = None) -> tuple[float, float, float, float]:
-    """Page position and data position of the first point of the board's trace ``role``."""
-    return tuple(page.evaluate("""([role, side]) => {
-        const el = document.querySelector('.js-plotly-plot');
-        const t = el._fullData.find(t => t.meta && t.meta.role === role
-                                         && (side === null || t.meta.side === side));
-        const xa = el._fullLayout[t.xaxis.replace('x', 'xaxis')];
-        const ya = el._fullLayout[t.yaxis.replace('y', 'yaxis')];
-        const box = el.getBoundingClientRect();
-        return [box.left + xa._offset + xa.l2p(t.x[0]), box.top + ya._offset + ya.l2p(t.y[0]),
-                t.x[0], t.y[0]]; }""", [role, side]))
-
-
-@pytest.mark.browser
-def test_play_by_clicks_a_unit_then_a_cell_then_the_facing(server, browser):
-    """Issue 22: on the Play page a click on one of the side's units selects it (its moves
-    drawn), a click on a cell it may move to offers the orders ending there, and choosing one
-    moves the unit there on the board: the order recorded by clicks alone."""
-    url, _ = server
-    page = _new_page(browser, 1400, 1600)
-    page.goto(f"{url}/play")
-    page.get_by_role("button", name="Start").first.click()
-    page.wait_for_selector(".js-plotly-plot")
-    header = page.get_by_text("to act:", exact=False).first.inner_text()
-    side = "blue" if "to act: blue" in header else "red"
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    def until(condition: str, arg=None) -> bool:
-        """Whether ``condition`` holds within a twelfth of the limit: a click lost in a redraw
-        of a busy page is made again, until the whole limit."""
-        try:
-            page.wait_for_function(condition, arg=arg, timeout=LIMIT_MS / 12)
-            return True
-        except PlaywrightTimeout:
-            return False
-
-    def select_unit() -> bool:
-        x, y, _, _ = _point_of(page, "units", side)
-        page.mouse.click(x, y)
-        return until("""() => document.querySelector('.js-plotly-plot')._fullData
-            .some(t => t.meta && t.meta.role === 'reach_moves')""")
-
-    wait_until(select_unit, lambda: "a click on the unit never selected it")
-    x, y, cx, cy = _point_of(page, "reach_moves")
-
-    def click_cell() -> bool:  # the orders ending there are offered, or the one is given
-        page.mouse.click(x, y)
-        return until("([side, cx, cy]) => document.body.innerText.includes('That click offers')"
-                     " || document.querySelector('.js-plotly-plot')._fullData.some(t => t.meta"
-                     " && t.meta.role === 'units' && t.meta.side === side && Array.from(t.x)"
-                     ".some((x, i) => x === cx && t.y[i] === cy))", [side, cx, cy])
-
-    wait_until(click_cell, lambda: "a click on a cell the unit may move to did nothing")
-    if (cx, cy) not in _units_of(page, side):
-        page.locator("button", has_text="cell").first.click()
-    wait_until(lambda: (cx, cy) in _units_of(page, side),
-               lambda: f"no {side} unit on the clicked cell: {_units_of(page, side)}")
-    assert page.locator('[data-testid="stException"]').count() == 0
     page.close()

@@ -13,7 +13,7 @@ from app_pages import open_page
 from waits import LIMIT
 
 from warlog.dashboard import bot_runner
-from warlog.dashboard.play_session import Table
+from warlog.dashboard.play_session import Seat, Table, start
 from warlog.engine.bots import bot_rng, get_policy, play_out
 from warlog.engine.scenario import load_scenario
 from warlog.engine.verify import verify
@@ -239,3 +239,29 @@ def test_manual_dice_between_two_people_are_given_by_face_buttons(play):
     assert len(events) > count and any(e["kind"] == "dice_rolled" for e in events[count:])
     report = verify(events)
     assert report.ok, report.mismatch
+
+
+def test_two_sessions_ordering_at_once_the_second_is_told_the_game_moved_on(play, monkeypatch):
+    at, db = play
+    before = set(stored(db))
+    with SQLiteEventStore(db) as store:
+        game = start(store, load_scenario(SCENARIO), game_id="both", seed=2,
+                     seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")})
+    other = open_page(monkeypatch, db, "views/play.py")
+    for page in (at, other):  # two browsers on one game, each showing the same board
+        page.session_state["play_game"] = game
+        page.run()
+        assert not page.exception
+    count = len(stored(db)[game])
+    button(at, "end phase").click().run()  # the first one's order is stored
+    assert not at.exception and not at.warning
+    assert len(stored(db)[game]) > count
+    after_first = stored(db)[game]
+    button(other, "end phase").click().run()  # the second clicked the board it saw
+    assert not other.exception
+    assert other.warning and "the game moved on" in other.warning[0].value
+    assert stored(db)[game] == after_first  # nothing doubled, nothing lost
+    assert set(stored(db)) - before == {game}
+    with SQLiteEventStore(db) as store:  # and the second page now shows the game as stored
+        now = Table(store, game).state
+    assert f"turn {now.turn} · {now.side}" in other.markdown[0].value

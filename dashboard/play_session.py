@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, Literal
 
-from warlog.engine import vocabulary
+from warlog.engine import order_reasons, vocabulary
 from warlog.engine.bots import POLICIES, SEARCH_POLICIES, next_order
 from warlog.engine.dice import DiceError
 from warlog.engine.game import decide, opening
@@ -312,13 +312,15 @@ class Table:
             raise PlayError("the game is over: nothing more to play")
         if not seat.bot:
             raise PlayError(f"{self.state.to_act} is {seat.name}'s to play, not a bot's")
-        state, side = self.state, self.state.to_act  # the state is folded forward in place
-        order = next_order(state)
+        before, side = self.state.copy(), self.state.to_act  # folded forward in place
+        order = next_order(self.state)
         label, notation = self.label(order), format_order(order)
         # Recorder.give refuses a bot side (the table records players' orders), so the bot's
         # order goes through the Recorder's own decide-and-append, by the policy's name.
         events = self._moved_on(lambda: self.recorder._append_play(order, None))
-        return BotStep(order, events, f"{seat.name} ({side}): {label} — {notation}")
+        because = order_reasons.why(before, order, self.state)
+        return BotStep(order, events, f"{seat.name} ({side}): {label} — {notation}"
+                       + (f" · {because}" if because else ""))
 
     def refresh(self) -> bool:
         """Read the game again if anyone appended since; True if it moved on. An order waiting

@@ -1,5 +1,6 @@
 """The SQLite event store's schema: its tables, the triggers that keep them append-only, the
-heads, and making them when a database is opened (events/sqlite_store.py reads and writes them).
+heads, the seat links' table, and making them when a database is opened (events/sqlite_store.py
+reads and writes them; events/seat_links.py the seat links).
 
 Why it looks the way it does:
 
@@ -34,6 +35,21 @@ Why it looks the way it does:
   ``SQLiteEventStore.verify`` checks every one), and a games row can only be written once its
   game's first event is stored, holding that event's chain (``games_follow_events``): a games
   row with no events under it (a phantom) cannot be made through the triggers.
+* ``seat_links`` holds the private seat links of a game played from several browsers
+  (events/seat_links.py): a row per link issued, (game, side, its issue number, the SHA-256 of
+  its token), and a row with no hash revokes the side's link. The newest row of a side is the
+  one that counts. Why beside the log and not in it: a token is no fact of the game (a replay
+  file, which shows the whole log, would hand out every seat), so it is no event, in no chain.
+  Why only a hash: a copy of the database file, or a read-only glance at it, hands out no seat.
+  Why a row per issue rather than one row updated: the table is append-only like the others
+  (no UPDATE, no DELETE, no REPLACE; ``seat_links_no_replace`` lets a row in only with the next
+  number of its side, and only for a game whose first event is stored), so a link can only be
+  issued or revoked, through warlog or a plain ``sqlite3`` shell alike, never silently swapped
+  for another in place, and the rows tell when each side's link was re-issued. Whoever can write
+  the file can still add a row of their own: the links keep out those who hold only a game's
+  view link or a copy of the file, not the server's owner. A database made before seat links
+  gets the table (empty) on its first writable open: its games stay open to whoever opens them,
+  as before; a read-only one is read without it, and refuses to issue links.
 * A database that can be read but not written opens for reading: an open that finds the schema
   complete writes nothing, and one that finds part of it missing on a read-only file makes no
   change and stands in for the missing heads with a temporary view of each game's last event
@@ -192,6 +208,25 @@ _NO_REPLACE = [
     "BEGIN SELECT RAISE(ABORT, 'games are append-only: a game''s row is written with its first "
     "event (seq 1, whose chain it holds), never on its own'); END",
 ]
+# Seat links: append-only too, a side's rows numbered 1, 2, 3, ... (the newest counts; a row
+# without a hash revokes), each for a stored game.
+_SEAT_LINKS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS seat_links (game TEXT NOT NULL, side TEXT NOT NULL, "
+    "issue INTEGER NOT NULL, token_sha256 TEXT, PRIMARY KEY (game, side, issue)) STRICT, "
+    "WITHOUT ROWID"
+)
+_SEAT_LINKS_GUARDS = [
+    *(f"CREATE TRIGGER IF NOT EXISTS seat_links_no_{verb.lower()} BEFORE {verb} ON seat_links "
+      f"BEGIN SELECT RAISE(ABORT, 'seat links are append-only: {verb} is not allowed; revoke a "
+      "link or issue a new one instead'); END"
+      for verb in ("UPDATE", "DELETE")),
+    "CREATE TRIGGER IF NOT EXISTS seat_links_no_replace BEFORE INSERT ON seat_links "
+    "WHEN NEW.issue IS NOT coalesce((SELECT max(issue) FROM seat_links WHERE game = NEW.game "
+    "AND side = NEW.side), 0) + 1 "
+    "OR NOT EXISTS (SELECT 1 FROM events WHERE game = NEW.game AND seq = 1) "
+    "BEGIN SELECT RAISE(ABORT, 'seat links are append-only: a side''s links are numbered 1, 2, "
+    "3, ... in order, each for a stored game, and a stored one is never replaced'); END",
+]
 _HEADS_TABLE = (
     "CREATE TABLE IF NOT EXISTS heads (game TEXT NOT NULL, seq INTEGER NOT NULL, "
     "chain TEXT NOT NULL, PRIMARY KEY (game, seq)) STRICT, WITHOUT ROWID"
@@ -224,7 +259,8 @@ _EVENTS_TABLE = (
 )
 # Every statement that makes the schema, in the order they run: the single source of what an
 # open creates and of what events/sqlite_guard.py compares a database with.
-SCHEMA = (_GAMES_TABLE, _EVENTS_TABLE, _HEADS_TABLE, _FIRST_INDEX, *_GUARDS, *_NO_REPLACE)
+SCHEMA = (_GAMES_TABLE, _EVENTS_TABLE, _HEADS_TABLE, _FIRST_INDEX, *_GUARDS, *_NO_REPLACE,
+          _SEAT_LINKS_TABLE, *_SEAT_LINKS_GUARDS)
 # The analysis store's table (events/analysis_store.py: win-probability curves, derived, not
 # append-only), made only when a curve is first stored; here so that the schema check knows it
 # without importing that module.
@@ -274,9 +310,9 @@ def reference() -> tuple[tuple[Row, ...], tuple[Row, ...]]:
 def create_schema(conn: sqlite3.Connection, *, readonly: bool = False,
                   altered: Callable[[list[Row]], bool] | None = None
                   ) -> tuple[bool, list[Row]]:
-    """Create tables, triggers and heads if missing; safe to run on every open. Returns whether
-    the schema is complete (False if part of it is missing and the database cannot be written),
-    and sqlite_master's rows as they are then.
+    """Create tables, triggers and heads (the seat links' table too) if missing; safe to run on
+    every open. Returns whether the schema is complete (False if part of it is missing and the
+    database cannot be written), and sqlite_master's rows as they are then.
 
     An open that finds everything reads one catalogue query and writes nothing. Otherwise it
     takes the write lock before looking again and creating what is missing, so two processes
@@ -318,8 +354,8 @@ def _complete(conn: sqlite3.Connection,
                 conn.execute(_EVENTS_TABLE)
             conn.execute(_HEADS_TABLE)
             conn.execute(_FIRST_INDEX)
-            for guard in (*_GUARDS, *_NO_REPLACE):
-                conn.execute(guard)
+            for statement in (*_GUARDS, *_NO_REPLACE, _SEAT_LINKS_TABLE, *_SEAT_LINKS_GUARDS):
+                conn.execute(statement)
             if "heads" not in names:
                 conn.execute(_HEADS_BACKFILL)
             rows = master(conn)
@@ -335,7 +371,8 @@ def _read_only(conn: sqlite3.Connection, foreign: bool = False) -> None:
     saying why); without heads, a temporary view stands in for them (each game's last event,
     what the first writable open will record; ``foreign``: the database holds objects warlog did
     not make, and is not completed even if it could be). Missing triggers need nothing: such a store
-    never writes; without the index of first events, the game list scans the events."""
+    never writes; without the index of first events, the game list scans the events; without
+    seat_links, events/seat_links.py finds no links (and refuses to issue any)."""
     names = {row[1] for row in master(conn)}
     missing = [table for table in ("games", "events") if table not in names]
     if missing and foreign:

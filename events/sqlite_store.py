@@ -232,6 +232,34 @@ class SQLiteEventStore:
             raise
         return expected_seq + len(events)
 
+    @contextmanager
+    def writing(self, what: str) -> Iterator[sqlite3.Connection]:
+        """One write transaction beside the log (the seat links: events/seat_links.py), refused
+        as an append is before anything is written (the database altered, read again under the
+        lock; read-only; busy): a StoreError saying ``cannot {what}`` and why. Committed if the
+        block ends normally, rolled back otherwise."""
+        if self.altered:
+            raise refusal(self.path, what, self.altered)
+        if self.readonly:
+            raise StoreError(f"{self.path}: cannot {what}: {self._why_read_only}; nothing was "
+                             "written")
+        conn = self.conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                self.altered, self._schema_version = recheck(
+                    conn, self.path, what, self.altered, self._schema_version)
+                yield conn
+                conn.commit()
+            except BaseException:
+                self._rollback()
+                raise
+        except sqlite3.Error as exc:
+            if ran_past(exc):
+                raise limit_error(self.path) from None
+            raise StoreError(f"{self.path}: cannot {what}: {not_written(exc)}; nothing was "
+                             "written") from None
+
     def _rollback(self) -> None:
         try:
             self.conn.rollback()

@@ -49,6 +49,7 @@ TABLES = {  # warlog's tables and their columns
     "games": ("id", "rule_system", "period", "scenario_id", "title", "players", "dice", "seed",
               "first_event_chain"),
     "winprob_curves": ("game", "params", "last_seq", "curve"),
+    "seat_links": ("game", "side", "issue", "token_sha256"),
 }
 KINDS = ("trigger", "index", "view", "recursive view", "table", "own trigger replaced",
          "own index replaced", "table renamed to a view")

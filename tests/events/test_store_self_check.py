@@ -274,3 +274,67 @@ def test_as_an_unprivileged_user_a_wal_database_in_a_read_only_folder_reads(two_
         assert sorted(os.listdir(folder)) == ["club.db"]
     finally:
         shutil.rmtree(folder)
+
+
+# ---- the seat links' table (events/seat_links.py) is checked as the others are --------------
+
+_LINKS_PLANTED = {
+    "a no-op guard": (["DROP TRIGGER seat_links_no_update",
+                       "CREATE TRIGGER seat_links_no_update BEFORE UPDATE ON seat_links "
+                       "BEGIN SELECT 1; END"],
+                      "the trigger seat_links_no_update was changed outside warlog"),
+    "a column added": (["ALTER TABLE seat_links ADD COLUMN token TEXT"],
+                       "the table seat_links was changed outside warlog"),
+    "a trigger that copies each hash": (
+        ["CREATE TABLE zz_stolen (hash TEXT)",
+         "CREATE TRIGGER zz_copy AFTER INSERT ON seat_links BEGIN "
+         "INSERT INTO zz_stolen VALUES (NEW.token_sha256); END"],
+        "has a trigger warlog did not make: zz_copy"),
+    "the table replaced by a view": (
+        ["ALTER TABLE seat_links RENAME TO zz_links",
+         "CREATE VIEW seat_links AS SELECT * FROM zz_links"],
+        "the table seat_links was replaced by a view outside warlog"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_LINKS_PLANTED))
+def test_an_altered_seat_links_table_refuses_every_write(case, two_games, build):
+    from warlog.events import seat_links
+
+    statements, said = _LINKS_PLANTED[case]
+    plant(two_games, *statements)
+    before = build.dump(two_games)
+    with SQLiteEventStore(two_games) as store:
+        assert any(said in line for line in store.altered), store.altered
+        with pytest.raises(DatabaseAltered, match="cannot append to game 'g1'"):
+            store.append("g1", build.make_game("g1", 9)[8:], 8)
+        with pytest.raises(DatabaseAltered) as info:
+            seat_links.issue(store, "g1", ["red", "blue"])
+        assert said in str(info.value)
+        assert str(info.value).startswith(f"{two_games}: cannot issue seat links for game 'g1'")
+        assert str(info.value).endswith("; nothing was written")
+        with pytest.raises(DatabaseAltered):
+            store.verify("g1")
+    assert build.dump(two_games) == before
+
+
+@pytest.mark.parametrize("statements", [
+    ["DROP TABLE seat_links"],
+    ["DROP TRIGGER seat_links_no_delete", "DROP TRIGGER seat_links_no_replace"],
+], ids=["table", "guards"])
+def test_seat_links_missing_are_made_again_as_for_a_database_made_before_them(statements,
+                                                                              two_games):
+    """Missing is not altered (an older warlog's database lacks them too): the next writable
+    open makes them again, and nothing is left planted. A dropped table loses its links: whoever
+    can write the file is trusted (events/sqlite_schema.py says why)."""
+    plant(two_games, *statements)
+    with SQLiteEventStore(two_games) as store:
+        assert store.altered == [] and not store.readonly
+    conn = sqlite3.connect(two_games)
+    try:
+        stored = sorted(conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+    finally:
+        conn.close()
+    assert stored == sorted(reference()[0])
+    assert {"seat_links", "seat_links_no_update", "seat_links_no_delete",
+            "seat_links_no_replace"} <= {row[1] for row in stored}

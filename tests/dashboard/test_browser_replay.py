@@ -81,8 +81,11 @@ def test_board_in_sight_and_arrow_keys_step_after_the_turn_slider(server, browse
     wait_until(click_the_turn_track, "a click on the turn slider never moved the page")
     first, turn = _step(page)
     assert turn > 0
-    # The arrow keys now move one step at a time, not one turn.
+    # The arrow keys now move one step at a time, not one turn: once the run that moved the
+    # page has drawn the new turn slider, the old one (and its focus) is gone.
     _idle(page)
+    page.wait_for_function("() => !(document.activeElement && document.activeElement.matches("
+                           "'input[type=range]'))")
     page.keyboard.press("ArrowRight")
     assert _moved_from(page, first) == (first + 1, turn)
     _idle(page)

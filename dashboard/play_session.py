@@ -25,8 +25,10 @@ from warlog.engine.game import start as opening_events
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.scenario import Scenario
 from warlog.engine.state import GameState
+from warlog.events import seat_links
 from warlog.events.ids import check_id
 from warlog.events.orders import Order
+from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.events.store import ConcurrencyError, EventStore
 from warlog.notation import format_order
 from warlog.record import Pending, Recorder, refusal, start_game
@@ -170,6 +172,17 @@ def start(store: EventStore, scenario: Scenario, *, game_id: str | None = None,
     return game_id
 
 
+def issue_seat_links(store: SQLiteEventStore, game_id: str, seats: dict[str, Seat]
+                     ) -> dict[str, str]:
+    """A private seat link (a token) for every person-side of a new game, for two browsers:
+    from then on only a side's link orders for it (a bot's side needs none: it plays itself).
+    SeatError when no side is a person's."""
+    people = [side for side, seat in seats.items() if not seat.bot]
+    if not people:
+        raise SeatError("seat links are for people: every side here is a bot")
+    return seat_links.issue(store, game_id, people)
+
+
 # -- a game at the table -----------------------------------------------------------------------
 
 
@@ -233,9 +246,28 @@ class Table:
     orders worked out once per state (the board, the unit list and the fallback list all ask),
     and every append's failure turned into one line."""
 
-    def __init__(self, store: EventStore, game_id: str) -> None:
+    def __init__(self, store: EventStore, game_id: str, seat_token: str | None = None) -> None:
         self.recorder = Recorder(store, game_id)
         self._legal: tuple[tuple[int, int], list[Order]] | None = None
+        # A game started for several browsers has a private link per person-side
+        # (events/seat_links.py): then only the holder of a side's link orders for it, and a
+        # page without one watches. A game without links is played from any page (hot-seat).
+        sqlite = isinstance(store, SQLiteEventStore)
+        self.linked = sqlite and seat_links.has_links(store, game_id)
+        self.holds = seat_links.side_of(store, game_id, seat_token) if (
+            self.linked and seat_token) else None
+
+    def may_order(self, side: str | None = None) -> bool:
+        """Whether this page may give ``side``'s orders (default: the side to act's)."""
+        side = self.state.to_act if side is None else side
+        return not self.linked or (side is not None and side == self.holds)
+
+    def _check_seat(self) -> None:
+        if not self.may_order():
+            held = f"this page holds {self.holds}'s seat link" if self.holds else \
+                "this page holds no seat link of this game (it watches)"
+            raise SeatError(f"{held}: {self.state.to_act}'s orders are given from "
+                            f"{self.state.to_act}'s own link")
 
     @property
     def game_id(self) -> str:
@@ -291,17 +323,24 @@ class Table:
         if seat is not None and seat.bot:
             raise PlayError(f"{self.state.to_act} is played by the {seat.name} bot: "
                             "let it move (bot_step)")
+        self._check_seat()
         return self._input(lambda: self.recorder.give(order, faces))
 
     def dice(self, faces: list[int]) -> list[Event] | DiceNeeded:
         """More faces for the order waiting for its dice."""
+        self._check_seat()
         return self._input(lambda: self.recorder.dice(faces))
 
     def undo(self) -> Event:
         """Take back the order waiting for its dice (an order_retracted event)."""
+        self._check_seat()
         return self._moved_on(self.recorder.undo)
 
     def note(self, text: str, author: str | None = None) -> Event:
+        """A note on the game; in a game played by links, only from a page holding a seat."""
+        if self.linked and self.holds is None:
+            raise SeatError("this page watches (it holds no seat link): notes are written "
+                            "from a player's seat")
         return self._moved_on(lambda: self.recorder.note(text, author))
 
     def bot_step(self) -> BotStep:

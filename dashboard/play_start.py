@@ -131,6 +131,11 @@ def start_form(path: str) -> str | None:
                              step=1, key="play_seed", disabled=dice == "manual")
     played = right.date_input("Date played", value=date.today(), key="play_played",
                               format="YYYY-MM-DD")
+    two = st.checkbox("Played from two browsers: a private seat link for each person",
+                      key="play_two_browsers",
+                      help="Each person gets a link of their own: only its holder gives that "
+                           "side's orders; the game's view link lets anyone watch. Without "
+                           "links, the game is played from one screen (hot-seat).")
     pressed = st.button("Start", type="primary", key="play_start")
     again = st.session_state.pop("play_start_again", False)
     if not (pressed or again):
@@ -160,6 +165,15 @@ def start_form(path: str) -> str | None:
         for key in ("play_opening_needed", "play_opening_faces"):
             st.session_state.pop(key, None)
         data.list_games.clear()
+        if two:
+            try:
+                with SQLiteEventStore(path) as store:
+                    st.session_state["play_new_links"] = play_session.issue_seat_links(
+                        store, game, seats)
+            except (PlayError, StoreError, sqlite3.Error) as exc:
+                st.session_state["play_message"] = (
+                    "error", f"{game} was started, but without seat links (anyone who opens "
+                             f"it may play it): {exc}")
         return game
     return None
 

@@ -34,9 +34,10 @@ def _table(path: str, game: str) -> Table:
     """The open table of ``game``, kept across reruns (a pending order lives in it), read again
     if anyone appended meanwhile."""
     held = st.session_state.get("play_table")
-    if held is None or held[0] != (path, game):
+    token = st.session_state.get("play_seat_token")
+    if held is None or held[0] != (path, game, token):
         store = SQLiteEventStore(path, check_same_thread=False)
-        held = ((path, game), Table(store, game))
+        held = ((path, game, token), Table(store, game, token))
         st.session_state["play_table"] = held
     table = held[1]
     if table.refresh():
@@ -48,8 +49,11 @@ def _leave() -> None:
     held = st.session_state.pop("play_table", None)
     if held is not None:
         held[1].recorder.store.close()
-    for key in ("play_game", "play_unit", "play_offer", "play_dice", "play_bots_started_at"):
+    for key in ("play_game", "play_unit", "play_offer", "play_dice", "play_bots_started_at",
+                "play_seat_token", "play_links"):
         st.session_state.pop(key, None)
+    for param in ("play", "seat"):
+        st.query_params.pop(param, None)
 
 
 def _say(kind: str, text: str) -> None:
@@ -172,6 +176,9 @@ def _playing(path: str, game: str) -> None:  # noqa: C901 - the page's one layou
         st.error(f"Cannot open game {game}: {exc}")
         st.button("Back", on_click=_leave)
         return
+    if st.query_params.get("play") != game:  # the address names the game: a reload reopens it
+        st.query_params["play"] = game
+        st.session_state["play_link_read"] = (game, st.query_params.get("seat"))
     message = st.session_state.pop("play_message", None)
     if message is not None:
         (st.warning if message[0] == "warning" else st.error)(message[1])
@@ -180,6 +187,7 @@ def _playing(path: str, game: str) -> None:  # noqa: C901 - the page's one layou
     who = "—" if seat is None else f"{state.to_act} ({seat.name}{', bot' if seat.bot else ''})"
     st.markdown(f"**{state.scenario.title}** · `{game}` · turn {state.turn} · "
                 f"{state.side or '—'} {phase_name(state.phase)} · to act: {who}")
+    _seat_line(table)
     if state.ended:
         st.success(f"The game has ended: {state.winner or 'no winner'} "
                    f"({state.end_reason or 'over'}).")
@@ -198,7 +206,8 @@ def _playing(path: str, game: str) -> None:  # noqa: C901 - the page's one layou
     board_column, side_column = st.columns([3, 2])
     with board_column:
         selected = None if unit is None else reach.unit_reach(state, unit)
-        ready = table.units_to_act() if seat is not None and not seat.bot else ()
+        ready = table.units_to_act() if seat is not None and not seat.bot and \
+            table.may_order() else ()
         st.plotly_chart(board.board_figure(state, selected=selected, ready=ready),
                         key="play_board",
                         on_select=lambda: _board_clicked(table), selection_mode="points",
@@ -209,6 +218,9 @@ def _playing(path: str, game: str) -> None:  # noqa: C901 - the page's one layou
             _dice_panel(table, needed)
         elif seat is not None and seat.bot:
             _bot_panel(path, table, seat)
+        elif seat is not None and not table.may_order():
+            st.info(f"{state.to_act} is {seat.name}'s to play, from {state.to_act}'s seat "
+                    "link: this page follows the moves as they are made.")
         elif seat is not None:
             units = table.units_to_act()
             if units:
@@ -232,8 +244,9 @@ def _playing(path: str, game: str) -> None:  # noqa: C901 - the page's one layou
             _order_buttons(table, choices.side, "play_side")
             with st.expander("Every legal order", expanded=False):
                 _fallback(table)
-        st.text_input("A note on the game", key="play_note")
-        st.button("Add note", key="play_note_go", on_click=_note, args=(table,))
+        if not table.linked or table.holds is not None:
+            st.text_input("A note on the game", key="play_note")
+            st.button("Add note", key="play_note_go", on_click=_note, args=(table,))
         st.button("Leave this game", key="play_leave", on_click=_leave)
     if not state.ended:
         _watch(path, table)
@@ -292,6 +305,42 @@ def _watch(path: str, table: Table) -> None:
     watcher()
 
 
+def _seat_line(table: Table) -> None:
+    """Whose seat this page holds in a game played by links; the links themselves for the
+    page that started the game (each to be sent to its player), and the view link."""
+    if table.linked:
+        if table.holds is not None:
+            st.caption(f"🔑 This page holds {table.holds}'s seat: only its link gives "
+                       f"{table.holds}'s orders.")
+        else:
+            st.caption("👁 Watching: this page holds no seat of this game.")
+    links = st.session_state.get("play_links")
+    if links:
+        base = f"{st.context.url.split('?')[0]}" if st.context.url else "/play"
+        with st.expander("Seat links: send each player theirs", expanded=True):
+            for side, token in links.items():
+                st.markdown(f"**{side}**: `{base}?play={table.game_id}&seat={token}`")
+            st.markdown(f"**Watch**: `{base}?play={table.game_id}`")
+            st.caption("A seat link is private: whoever holds it gives that side's orders. "
+                       "Open yours (here or in another browser); keep the others' to send.")
+
+
+def _read_link() -> None:
+    """A link to a game (``?play=ID``, with ``&seat=TOKEN`` for a player's seat) opens it,
+    once per link: the page then goes on as usual. (``play``, not the Replay page's ``game``:
+    a game being watched in the replay is not thereby opened at the table.)"""
+    game, token = st.query_params.get("play"), st.query_params.get("seat")
+    if game is None or st.session_state.get("play_link_read") == (game, token):
+        return
+    st.session_state["play_link_read"] = (game, token)
+    links = st.session_state.get("play_links")
+    _leave()
+    if links and token in links.values():
+        st.session_state["play_links"] = links  # the starter opened one of its own links
+    st.session_state["play_game"] = game
+    st.session_state["play_seat_token"] = token
+
+
 def main() -> None:
     path = data.db_path()
     try:
@@ -300,12 +349,18 @@ def main() -> None:
         st.error(f"Cannot open the database {path}: {exc}")
         return
     st.title("Play")
+    _read_link()
     game = st.session_state.get("play_game")
     if game is None:
         chosen = play_start.start_form(path) or play_start.continue_form(path)
         if chosen is not None:
+            links = st.session_state.pop("play_new_links", None)
             _leave()
             st.session_state["play_game"] = chosen
+            if links:
+                st.session_state["play_links"] = links
+            st.query_params["play"] = chosen
+            st.session_state["play_link_read"] = (chosen, None)
             st.rerun()
     else:
         _playing(path, game)

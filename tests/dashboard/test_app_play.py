@@ -5,6 +5,7 @@ stored verifies; a start the command line would refuse shows one line and stores
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -265,3 +266,37 @@ def test_two_sessions_ordering_at_once_the_second_is_told_the_game_moved_on(play
     with SQLiteEventStore(db) as store:  # and the second page now shows the game as stored
         now = Table(store, game).state
     assert f"turn {now.turn} · {now.side}" in other.markdown[0].value
+
+
+def test_a_game_for_two_browsers_gives_seat_links_and_each_page_holds_its_side(play,
+                                                                                monkeypatch):
+    at, db = play
+    before = set(stored(db))
+    at.selectbox(key="play_scenario").set_value(SCENARIO)
+    at.text_input(key="play_name_red").set_value("Ann")
+    at.text_input(key="play_name_blue").set_value("Bo")
+    at.checkbox(key="play_two_browsers").check()
+    at.button(key="play_start").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    game, _ = new_game(db, before)
+    shown = " ".join(m.value for m in at.markdown)
+    tokens = dict(re.findall(r"\*\*(red|blue)\*\*: `[^`]*\?play=" + re.escape(game)
+                             + r"&seat=([^`]+)`", shown))
+    assert set(tokens) == {"red", "blue"}, shown
+    with SQLiteEventStore(db) as store:
+        to_act = Table(store, game).state.to_act
+    other = "blue" if to_act == "red" else "red"
+    pages = {}
+    for side in (to_act, other):  # each player opens their own link in their own browser
+        page = open_page(monkeypatch, db, "views/play.py")
+        page.query_params["play"], page.query_params["seat"] = game, tokens[side]
+        page.run()
+        assert not page.exception
+        assert any(f"holds {side}'s seat" in c.value for c in page.caption)
+        pages[side] = page
+    assert [b for b in pages[to_act].button if (b.key or "").startswith("play_side_")]
+    assert not [b for b in pages[other].button if (b.key or "").startswith("play_side_")]
+    assert any("follows the moves" in i.value for i in pages[other].info)
+    count = len(stored(db)[game])
+    button(pages[to_act], "end phase").click().run()
+    assert len(stored(db)[game]) > count

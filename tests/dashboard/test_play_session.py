@@ -17,6 +17,7 @@ from warlog.dashboard.play_session import (
     SeatError,
     Table,
     fallback_orders,
+    issue_seat_links,
     policies,
     start,
 )
@@ -284,3 +285,37 @@ def test_every_policy_has_a_word_on_strength_and_speed():
         assert words.strip() and "\n" not in words and ";" in words, name
     for name in SEARCH_POLICIES:
         assert "slow" in listed[name]
+
+
+def test_a_seat_link_orders_only_for_its_side_and_a_page_without_one_watches(store, scenario):
+    seats = {"red": Seat.person("Ann"), "blue": Seat.person("Bo")}
+    gid = start(store, scenario, game_id="linked", seats=seats, seed=4, played="2026-12-03")
+    links = issue_seat_links(store, gid, seats)
+    assert set(links) == {"red", "blue"} and links["red"] != links["blue"]
+    to_act = Table(store, gid).state.to_act
+    other = "blue" if to_act == "red" else "red"
+    mine, theirs, watcher = (Table(store, gid, links[to_act]), Table(store, gid, links[other]),
+                             Table(store, gid))
+    assert (mine.holds, theirs.holds, watcher.holds) == (to_act, other, None)
+    assert mine.may_order() and not theirs.may_order() and not watcher.may_order()
+    count = len(store.read(gid))
+    for page in (theirs, watcher):
+        with pytest.raises(SeatError, match=f"{to_act}'s orders are given from {to_act}'s own"):
+            page.give(EndPhaseOrder())
+    with pytest.raises(SeatError, match="watches"):
+        watcher.note("from the gallery")
+    assert len(store.read(gid)) == count  # nothing was written
+    assert Table(store, gid, "not-a-token").holds is None
+    mine.give(first_choice(mine))
+    assert len(store.read(gid)) > count
+    assert theirs.refresh()
+    theirs.note("well played")  # a seat holder may write a note whoever is to act
+
+
+def test_a_game_without_links_is_played_from_any_page(store, scenario):
+    gid = start(store, scenario, game_id="hot-seat", seed=4, played="2026-12-03",
+                seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")})
+    table = Table(store, gid, "whatever")
+    assert not table.linked and table.holds is None and table.may_order()
+    with pytest.raises(SeatError, match="every side here is a bot"):
+        issue_seat_links(store, gid, {"red": Seat.of_bot("random"), "blue": Seat.of_bot("random")})

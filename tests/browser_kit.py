@@ -82,10 +82,13 @@ def chromium(tmp: Path):
             browser.close()
 
 
-def new_page(browser, width: int, height: int, context=None):
+def new_page(browser, width: int, height: int, own_context: bool = False):
     """A page whose every wait and action (wait_for_*, click, goto, inner_text) has the limit;
-    in its own browser context (``context``: one already made, e.g. a second player's)."""
-    page = (context or browser).new_page(viewport={"width": width, "height": height})
+    ``own_context``: in a browser context of its own (no cookie or storage shared with the
+    other pages: another player's browser). Closing such a page's context closes it."""
+    viewport = {"width": width, "height": height}
+    page = (browser.new_context(viewport=viewport).new_page() if own_context
+            else browser.new_page(viewport=viewport))
     page.set_default_timeout(LIMIT_MS)
     page.set_default_navigation_timeout(LIMIT_MS)
     return page

@@ -1,6 +1,7 @@
 """The Play page in Debian's chromium (issue 22, "Done when"): a whole small bundled One Hour
 Wargames battle played against the tactician by clicks alone, to its result, and the game the
-clicks stored verifies."""
+clicks stored verifies; two browsers holding the two seat links of one game play alternate
+turns, each seeing the other's moves."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 from browser_kit import board_point, chromium, new_page, no_exception, streamlit_server, until
 from waits import wait_until
 
+from warlog.dashboard.play_session import Seat, issue_seat_links, start
 from warlog.engine.bots import play_out
 from warlog.engine.scenario import load_scenario
 from warlog.engine.verify import verify
@@ -114,3 +116,44 @@ def test_a_whole_battle_against_the_tactician_by_clicks_alone(dashboard):
     assert report.ok, report.mismatch
     assert ("blue", "tactician") in report.bots
     page.close()
+
+
+def test_two_browsers_with_their_seat_links_play_alternate_turns(dashboard):
+    """Each side's player in a browser of their own (two contexts: no shared session or
+    cookie), opened by their seat link: the side to act gives its orders, the other page has
+    no order to give and follows the moves by itself."""
+    url, browser, db = dashboard
+    seats = {"red": Seat.person("Ann"), "blue": Seat.person("Bo")}
+    with SQLiteEventStore(db) as store:
+        game = start(store, load_scenario(SCENARIO), game_id="two-browsers", seats=seats,
+                     seed=11, played="2026-12-03")
+        links = issue_seat_links(store, game, seats)
+    pages = {}
+    for side in ("red", "blue"):
+        page = new_page(browser, 1400, 900, own_context=True)
+        page.goto(f"{url}/play?play={game}&seat={links[side]}")
+        page.wait_for_selector(".js-plotly-plot")
+        page.get_by_text(f"holds {side}'s seat").wait_for()
+        pages[side] = page
+    turns_seen = set()
+    for _ in range(12):  # end phases, each by the page whose side is to act
+        header = _header(pages["red"])
+        to_act = "red" if "to act: red" in header else "blue"
+        idle = pages["blue" if to_act == "red" else "red"]
+        assert _header(idle) == header  # both show the same game
+        assert idle.get_by_text("follows the moves").count()
+        assert not idle.locator("button", has_text="end phase").count()  # no order to give
+        pages[to_act].locator("button", has_text="end phase").first.click()
+        for page in pages.values():  # the other page sees the move without a click
+            page.wait_for_function("h => !document.body.innerText.includes(h)", arg=header)
+        turns_seen.add(to_act)
+        no_exception(pages["red"])
+        no_exception(pages["blue"])
+    assert turns_seen == {"red", "blue"}
+    with SQLiteEventStore(db) as store:
+        events = store.read(game)
+    signed = {e["by"] for e in events if e["kind"] == "order_given"}
+    assert signed == {"Ann", "Bo"}
+    assert verify(events).ok
+    for page in pages.values():
+        page.context.close()

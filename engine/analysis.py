@@ -40,10 +40,16 @@ def _striking_side(event: Event, units: dict[str, Any]) -> str:
     return "blue" if units[event["target"]].side == "red" else "red"
 
 
+TABLE_TALK = ("note", "seats_changed", "side_conceded")
+"""Events that are no fact of the battle (a comment, who sits where, a side giving up): the
+charts read the battle's turns without them. A concession's game_ended is the battle's end."""
+
+
 def _last_turn(events: Sequence[Event]) -> int:
     """The last turn the battle reached: notes left out (they carry the turn they comment on,
-    and a log changed behind the store's back may say anything there)."""
-    return max((e["turn"] for e in events if e["kind"] != "note"), default=0)
+    and a log changed behind the store's back may say anything there), and the other table
+    talk with them."""
+    return max((e["turn"] for e in events if e["kind"] not in TABLE_TALK), default=0)
 
 
 # -- attrition and per-unit timelines --------------------------------------------------------
@@ -117,7 +123,7 @@ def exhaustion(events: Sequence[Event]) -> list[dict[str, Any]]:
     # A note carries the turn of the moment it is about, wherever it is appended: a note on
     # turn 3 written after turn 8 would close a "turn 3" at the final totals. Notes change
     # nothing in the battle, so the turns are read from the other events.
-    battle = [e for e in events if e["kind"] != "note"]
+    battle = [e for e in events if e["kind"] not in TABLE_TALK]
     for i, e in enumerate(battle):
         state = evolve(state, e, check=False)
         if i + 1 < len(battle) and battle[i + 1]["turn"] == e["turn"]:
@@ -308,7 +314,7 @@ def _is_head(events: Sequence[Event], i: int) -> bool:
     something by itself (events caused by it follow). An empty automatic phase, a phase start
     that waits for orders, or a checksum joins the step before it: nothing to look at."""
     e = events[i]
-    if e["kind"] in ("game_started", "order_given"):
+    if e["kind"] in ("game_started", "order_given", "side_conceded"):  # a concession: the end
         return True
     if e["kind"] == "phase_started" and i + 1 < len(events):
         return events[i + 1].get("cause") == e["seq"]
@@ -327,9 +333,10 @@ def steps(events: Sequence[Event]) -> list[Step]:
             kind, turn, side, phase = "opening", 0, None, None
             title = f"turn 0 · opening · {head['scenario'].get('title', head['game'])}"
         else:
-            kind = "order" if head["kind"] == "order_given" else "phase"
+            kind = "order" if head["kind"] in ("order_given", "side_conceded") else "phase"
             turn, side, phase = head["turn"], head["side"], head["phase"]
-            what = (order_text(head["order"], side, phase) if kind == "order"
+            what = (f"{side} concedes" if head["kind"] == "side_conceded"
+                    else order_text(head["order"], side, phase) if kind == "order"
                     else f"{phase_name(phase)} resolves")
             outcome = _outcome(group)
             who = f"{side} {phase_name(phase)}" if side else phase_name(phase)

@@ -350,6 +350,12 @@ def _game_ended(state: GameState, e: Event) -> None:
     state.end_reason = e["reason"]
 
 
+def _seats_changed(state: GameState, e: Event) -> None:
+    """Who plays each side from here on: a new dict (a copy of the state shares the old one,
+    and a snapshot taken before the change must keep the seats it had)."""
+    state.players = dict(e["players"])
+
+
 def _nothing(state: GameState, e: Event) -> None:
     return None
 
@@ -389,6 +395,8 @@ _APPLY: dict[str, Callable[[GameState, Event], None]] = {
     "state_checksum": _nothing,
     "note": _nothing,  # a player's comment: no fact of the battle
     "order_retracted": _nothing,  # an order taken back before its dice: never decided
+    "seats_changed": _seats_changed,
+    "side_conceded": _nothing,  # the game_ended the engine writes after it ends the game
     "game_ended": _game_ended,
 }
 

@@ -10,15 +10,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from pydantic import ValidationError
+
 from warlog.engine.dice import ManualDice, SeededDice
 from warlog.engine.geometry import GRID_RULES
 from warlog.engine.flow import Context, DiceSource, advance
 from warlog.engine.fold import evolve, replay
+from warlog.engine.inputs import InputError
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.scenario import Scenario
-from warlog.engine.state import GameState
+from warlog.engine.state import SIDES, GameState, other_side
 from warlog.events import model
+from warlog.events.fields import first_problem
 from warlog.events.orders import EndPhaseOrder, Order
+from warlog.events.replay_input import short_repr
 
 Event = dict[str, Any]
 
@@ -74,6 +79,84 @@ def _resolve(state: GameState, order: Order, dice: DiceSource | None, by: str | 
 def legal_orders(state: GameState, unit: str | None = None) -> list[Order]:
     """Every legal order now: for one unit, or for the side to move (end_phase included)."""
     return get_ruleset(state.rule_system).legal_orders(state, unit)
+
+
+# -- inputs at the table that are not orders: the seats, a concession -------------------------
+
+
+def _waiting(state: GameState, what: str) -> None:
+    """InputError unless the game still waits for an order: a seats change or a concession
+    stands where an order could (a rest point), never after the end."""
+    if state.ended:
+        raise InputError(f"the game is over ({state.end_reason}): {what} only while it waits "
+                         "for an order")
+
+
+def _bots() -> dict[str, Any]:
+    from warlog.engine.bots import POLICIES  # bots plays through this module: imported late
+
+    return POLICIES
+
+
+def reseat(state: GameState, players: Any, by: Any = None) -> Event:
+    """The seats_changed event that seats ``players`` (side -> player name, every side named;
+    a bot policy's name seats that bot) where ``state`` waits for an order: what the recorder
+    and ``warlog fork --players`` append, and what verify expects in its place. InputError
+    naming the field when the game is over, a side is missing or unknown, a name breaks the id
+    rule, or a bot would play with manual dice (it cannot read real dice off a table)."""
+    _waiting(state, "the seats change")
+    if not isinstance(players, dict):
+        raise InputError(f"field 'players': {short_repr(players, 40)} is not a mapping of each "
+                         "side to its player")
+    strangers = [side for side in players if side not in SIDES]
+    if strangers:
+        raise InputError(f"field 'players': a player for {short_repr(strangers[0], 40)}, which "
+                         "is not a side; the sides are red and blue")
+    missing = [side for side in SIDES if side not in players]
+    if missing:
+        raise InputError(f"field 'players': no player for {missing[0]}: a seats change names "
+                         "the player of every side (red and blue)")
+    try:
+        event = model.to_dict(model.SeatsChanged(
+            game=state.game, seq=state.seq + 1, turn=state.turn, side=None, phase=state.phase,
+            players={side: players[side] for side in SIDES}, by=by))
+    except ValidationError as exc:
+        raise InputError(first_problem(exc)) from None
+    bots = [side for side in SIDES if players[side] in _bots()]
+    if bots and state.dice_mode != "seeded":
+        raise InputError(f"field 'players': {bots[0]} would be played by the "
+                         f"{players[bots[0]]} bot, but the dice are manual: bots play only with "
+                         "seeded dice")
+    return event
+
+
+def concede(state: GameState, side: Any, by: Any = None) -> list[Event]:
+    """The events of ``side`` conceding where ``state`` waits for an order: its side_conceded
+    event, then game_ended with the other side the winner. Either side may concede, not only
+    the side to act (a player may give up while the enemy is moving), but only a side a person
+    plays: a bot never concedes, so verify could not re-choose it; reseat the side first.
+    ``by`` is signed as an order is (the side's player, or None). InputError naming the field
+    otherwise, or when the game is already over."""
+    _waiting(state, "a side concedes")
+    if side not in SIDES:
+        raise InputError(f"field 'side': {short_repr(side, 40)} is not a side; the sides are red "
+                         "and blue")
+    player = state.players.get(side, side)
+    if player in _bots():
+        raise InputError(f"field 'side': {side} is played by the {player} bot, and a bot does "
+                         "not concede: change the seats first to hand the side to a person")
+    if by is not None and by != player:
+        raise InputError(f"field 'by': the concession is signed by {short_repr(by, 40)}, but "
+                         f"{side} is played by {player!r}: a side concedes by its own player")
+    ctx = Context(state, None)
+    try:
+        conceded = ctx.emit(model.SideConceded, side=side, by=by)
+    except ValidationError as exc:
+        raise InputError(first_problem(exc)) from None
+    ctx.cause = conceded["seq"]
+    ctx.emit(model.GameEnded, winner=other_side(side), reason=f"{side} conceded",
+             side=None, phase=None)
+    return ctx.events
 
 
 class Game:

@@ -182,6 +182,12 @@ def narrate(event: Event, state_before: GameState | None) -> str:
         order = order_text(event["order"], event["side"], event["phase"])
         return (f"{event['side']} takes back an order before its dice are rolled{by}: {order} "
                 "(withdrawn; nothing happened).")
+    if k == "seats_changed":
+        by = f" ({event['by']})" if event.get("by") else ""
+        return f"The seats change{by}: from here on {players_text(event['players'])}."
+    if k == "side_conceded":
+        by = f" ({event['by']})" if event.get("by") else ""
+        return f"{event['side']} concedes{by}: the battle is given up."
     if k == "shell_landed":
         where = cell_text(event["landed"]) if event["landed"] is not None else "off the board"
         how = "direct" if event["direct"] else "indirect"

@@ -10,7 +10,11 @@ Two kinds of event are inputs that decide no consequence: a ``note`` (about an e
 with that event's turn: the note ``engine.inputs.expected_note`` makes there) and an
 ``order_retracted`` (an order withdrawn at the table before its dice were entered): the rules
 must accept the withdrawn order where it stands, and the event must be the one ``retraction``
-makes there. What every input field may hold is stated once, in engine/inputs.py: an order's
+makes there. Two more inputs stand where an order could: ``seats_changed`` (who plays each side
+from there on: the one ``engine.game.reseat`` makes there, every side named, no bot with manual
+dice; the orders after it are checked against the new seats, a bot's re-chosen) and
+``side_conceded`` (a side a person plays gives up: it and the ``game_ended`` after it must be
+what ``engine.game.concede`` makes there). What every input field may hold is stated once, in engine/inputs.py: an order's
 signature, a table die's face, a note's envelope, the caps on notes and withdrawn orders (and
 every field's own rule and cap, in events/fields.py).
 
@@ -32,7 +36,7 @@ from pydantic import ValidationError
 from warlog.engine.bots import POLICIES, SEARCH_POLICIES, next_order
 from warlog.engine.dice import DiceError, RecordedDice, SeededDice
 from warlog.engine.fold import FoldError, evolve
-from warlog.engine.game import decide, opening
+from warlog.engine.game import concede, decide, opening, reseat
 from warlog.engine.inputs import InputError, check_retractions, check_signature, expected_note
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.scenario import ScenarioError
@@ -178,14 +182,19 @@ def _check_retraction(state: GameState, logged: Event, i: int) -> None:
 Progress = Callable[[int, int], None]  # (orders re-derived, orders in the log)
 
 
-def search_sides(first: Event) -> list[str]:
-    """The sides a search bot played, in ``first`` (a game_started event): re-choosing each of
-    its orders plays its playouts again, seconds an order, so verifying such a game takes
-    minutes, where any other takes a second."""
-    players = first.get("players") if isinstance(first, dict) else None
-    if not isinstance(players, dict):
-        return []
-    return [side for side in SIDES if players.get(side) in SEARCH_POLICIES]
+def search_sides(first: Event, events: list[Event] | None = None) -> list[str]:
+    """The sides a search bot played, in ``first`` (a game_started event), or, given the whole
+    log (``events``), seated by any seats_changed event in it too: re-choosing each of its
+    orders plays its playouts again, seconds an order, so verifying such a game takes minutes,
+    where any other takes a second."""
+    seatings = [first] + [e for e in events or () if isinstance(e, dict)
+                          and e.get("kind") == "seats_changed"]
+    found: set[str] = set()
+    for seating in seatings:
+        players = seating.get("players") if isinstance(seating, dict) else None
+        if isinstance(players, dict):
+            found.update(side for side in SIDES if players.get(side) in SEARCH_POLICIES)
+    return [side for side in SIDES if side in found]
 
 
 def order_count(events: list[Event]) -> int:
@@ -213,7 +222,7 @@ def verify(events: list[Event], progress: Progress | None = None,
     told (orders re-derived, orders in the log) as each order is. With ``pool`` (processes),
     bots' orders are re-chosen there, side by side, while the consequences are followed here:
     the report is the one verify gives without it, the first difference whichever kind it is."""
-    at = {"at": 0, "orders": 0, "bot_orders": 0}
+    at: dict[str, Any] = {"at": 0, "orders": 0, "bot_orders": 0}
     deferred: list[_Deferred] = []
     total = 0
     try:
@@ -243,7 +252,8 @@ def _settle(report: Report, deferred: list[_Deferred], events: list[Event], tell
             return Report(len(events), d.orders, False,
                           Mismatch(d.seq, f"{d.said} orders {chosen.model_dump()}, the log says "
                                           f"{d.order.model_dump()}"),
-                          **_inputs(first, {"bot_orders": d.bot_orders}))
+                          **_inputs(first, {"bot_orders": d.bot_orders,
+                                             "seated": list(report.bots)}))
         tell(d.orders + 1, total)
     for left in deferred:
         left.chosen.cancel()
@@ -259,7 +269,7 @@ def _snapshot(state: GameState) -> GameState:
     return copy
 
 
-def _crashed(events: list[Event], at: dict[str, int], exc: Exception) -> Report:
+def _crashed(events: list[Event], at: dict[str, Any], exc: Exception) -> Report:
     """The report of a log the rules could not follow at all (an exception, not a mismatch)."""
     where_at = at["at"]
     try:
@@ -284,7 +294,7 @@ def _silent(done: int, total: int) -> None:
     pass
 
 
-def _rederive(events: list[Event], progress: dict[str, int], tell: Progress, total: int,
+def _rederive(events: list[Event], progress: dict[str, Any], tell: Progress, total: int,
               pool: Executor | None, deferred: list[_Deferred]) -> Report:
     orders = notes = retracted = 0
     state = None
@@ -324,6 +334,9 @@ def _rederive(events: list[Event], progress: dict[str, int], tell: Progress, tot
             if state.ended:
                 raise _Stop(logged.get("seq", i + 1), f"{_describe(logged)} comes after the end "
                             "of the game")
+            if logged.get("kind") in _TABLE_INPUTS:  # seats changed, a side conceded
+                i += _TABLE_INPUTS[logged["kind"]](state, events, i, progress)
+                continue
             if logged.get("kind") == "order_retracted":  # withdrawn before its dice: no state
                 try:
                     check_retractions(retracted)
@@ -386,6 +399,47 @@ def _rederive(events: list[Event], progress: dict[str, int], tell: Progress, tot
     return Report(len(events), orders, bool(state and state.ended), **_inputs(first, progress))
 
 
+def _seats_changed(state: GameState, events: list[Event], i: int,
+                   progress: dict[str, Any]) -> int:
+    """A seats_changed event: the one ``reseat`` makes where the game stands, with the log's
+    own players and signer; folded, so the orders after it are checked against the new seats
+    (a bot seated here has its orders re-chosen). Every bot seated is remembered for the
+    report. Returns the events it took (one)."""
+    logged = events[i]
+    try:
+        derived = reseat(state, logged.get("players"), logged.get("by"))
+    except InputError as exc:
+        raise _Stop(logged.get("seq", i + 1), f"{_describe(logged)}: {exc}") from None
+    _compare([logged], [derived], i)
+    evolve(state, logged)
+    seated = progress.setdefault("seated", [])
+    seated.extend((side, name) for side, name in logged["players"].items()
+                  if name in POLICIES and (side, name) not in seated)
+    return 1
+
+
+def _side_conceded(state: GameState, events: list[Event], i: int,
+                   progress: dict[str, Any]) -> int:
+    """A side_conceded event and the game_ended the engine writes after it, both compared with
+    what ``concede`` makes where the game stands. Returns the events they took (two)."""
+    logged = events[i]
+    try:
+        derived = concede(state, logged.get("side"), logged.get("by"))
+    except InputError as exc:
+        raise _Stop(logged.get("seq", i + 1), f"{_describe(logged)}: {exc}") from None
+    _compare(events[i : i + len(derived)], derived, i)
+    for event in derived:
+        evolve(state, event)
+    return len(derived)
+
+
+_TABLE_INPUTS: dict[str, Callable[[GameState, list[Event], int, dict[str, Any]], int]] = {
+    "seats_changed": _seats_changed,
+    "side_conceded": _side_conceded,
+}
+"""Inputs at a rest point that are not orders, each checked by its own function."""
+
+
 def _check_inputs(first: Event, events: list[Event]) -> None:
     """What the first event claims about who rolled and who chose, checked against itself:
     players are for the two sides only, and bots play only with seeded dice (they cannot read
@@ -403,10 +457,13 @@ def _check_inputs(first: Event, events: list[Event]) -> None:
                     "but the dice are manual: bots play only with seeded dice")
 
 
-def _inputs(first: Event, progress: dict[str, int]) -> dict[str, Any]:
+def _inputs(first: Event, progress: dict[str, Any]) -> dict[str, Any]:
+    """The report's word on the inputs: the dice, and every (side, bot) that played, those of
+    the first event (red first, as people say), then those seated later, in order."""
     players = first.get("players") if isinstance(first, dict) else None
-    bots = tuple((side, players[side]) for side in SIDES  # red first, as people say
+    bots = tuple((side, players[side]) for side in SIDES
                  if players.get(side) in POLICIES) if isinstance(players, dict) else ()
+    bots += tuple(seat for seat in progress.get("seated", ()) if seat not in bots)
     dice = first.get("dice") if isinstance(first, dict) else None
     return {"dice": dice if isinstance(dice, str) else None, "bots": bots,
             "bot_orders": progress["bot_orders"]}

@@ -398,6 +398,29 @@ class OrderRetracted(Envelope):
     by: PlayerName | None = None
 
 
+class SeatsChanged(Envelope):
+    """Who plays each side from here on: ``players`` names every side's player (a bot policy's
+    name seats that bot, as in ``game_started``). Written where the game waits for an order (a
+    forked game continued with other seats: two bots' game taken over by a person), it changes
+    no fact of the battle; verify checks the orders after it against the new seats, and the
+    orders before it against the old. ``by``: who made the change, if it was said."""
+
+    kind: Literal["seats_changed"] = "seats_changed"
+    players: Players
+    by: PlayerName | None = None
+
+
+class SideConceded(Envelope):
+    """``side`` gives the battle up where the game waits for an order (either side, played by a
+    person: a bot plays on). The engine's own ``game_ended`` follows it, the other side winning,
+    so verify re-derives the end from the concession. ``by``: the conceding side's player, as
+    an order is signed, or unsigned."""
+
+    kind: Literal["side_conceded"] = "side_conceded"
+    side: Side
+    by: PlayerName | None = None
+
+
 class UnitRemoved(Envelope):
     kind: Literal["unit_removed"] = "unit_removed"
     unit: UnitId
@@ -452,6 +475,8 @@ EVENT_MODELS: tuple[type[Envelope], ...] = (
     UnitReformed,
     Note,
     OrderRetracted,
+    SeatsChanged,
+    SideConceded,
     UnitRemoved,
     StateChecksum,
     GameEnded,

@@ -34,10 +34,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from warlog.engine.bots import POLICIES
+from warlog.engine.bots import POLICIES, next_order
 from warlog.engine.dice import DiceError, SeededDice
 from warlog.engine.fold import evolve
-from warlog.engine.game import Game, decide, start
+from warlog.engine.game import Game, concede, decide, reseat, start
 from warlog.engine.inputs import InputError, check_retractions
 from warlog.engine.rules import IllegalOrder, catalogue
 from warlog.engine.scenario import Scenario, load_scenario
@@ -54,9 +54,10 @@ from warlog.tabletop import free_game_id, new_game
 
 Event = dict[str, Any]
 
-INPUT_KINDS = ("order_given", "note", "order_retracted")
+INPUT_KINDS = ("order_given", "note", "order_retracted", "seats_changed", "side_conceded")
 """Events that start where the game waits for an order: an order and everything it decides, a
-note, a withdrawn order. A log cut just before one of them (or at its end) is a game at rest."""
+note, a withdrawn order, a change of seats, a concession (and the end it decides). A log cut just
+before one of them (or at its end) is a game at rest."""
 
 SCRIPT_FILE = FileKind("a script", "scripts", 4 * 1024 * 1024)
 """A record script: one input a line (a long game's script is a few hundred KB)."""
@@ -66,15 +67,16 @@ class RecordError(ValueError):
     """A mistake in recording (a bad script line, nothing to undo, ...): one line for the user."""
 
 
-def parse_players(text: str | None) -> dict[str, str]:
-    """``red=Ann,blue=Bo`` -> {"red": "Ann", "blue": "Bo"}; a side not named keeps its default."""
-    players = {"red": "red player", "blue": "blue player"}
+def parse_players(text: str | None, base: dict[str, str] | None = None) -> dict[str, str]:
+    """``red=Ann,blue=Bo`` -> {"red": "Ann", "blue": "Bo"}; a side not named keeps its player
+    in ``base`` (a fork's current seats), else its default (``red player``)."""
+    players = {"red": "red player", "blue": "blue player", **(base or {})}
     for part in (text or "").split(","):
         if not part.strip():
             continue
         side, sep, name = part.partition("=")
         side, name = side.strip().lower(), name.strip()
-        if not sep or side not in players or not name:
+        if not sep or side not in ("red", "blue") or not name:
             raise RecordError(f"--players takes red=NAME,blue=NAME, not {shown(text)}")
         try:
             players[side] = check_id(normalised(name), "player name")
@@ -258,6 +260,60 @@ class Recorder:
             raise RecordError(str(exc)) from None
         self._append([event])
         return event
+
+    # -- inputs that are not orders: the seats, a concession; a bot's order ------------------
+
+    def _at_rest(self, what: str) -> None:
+        """RecordError unless nothing waits for its dice: a seats change or a concession stands
+        where an order could, never inside one."""
+        if self.pending is not None:
+            raise RecordError(f"'{self.pending.text}' waits for its dice: give them or undo it "
+                              f"before {what}")
+
+    def change_seats(self, players: dict[str, str], by: str | None = None) -> Event:
+        """Seat ``players`` (side -> name, every side; a bot policy's name seats that bot) from
+        here on: a seats_changed event is appended, and the orders after it are signed and
+        checked with the new seats. RecordError naming the rule if the game is over, an order
+        waits for its dice, a side is missing or unknown, a name breaks the id rule, or a bot
+        is seated in a manual-dice game."""
+        self._at_rest("the seats change")
+        try:
+            event = reseat(self.state, players, by)
+        except InputError as exc:
+            raise RecordError(f"cannot change the seats: {exc}") from None
+        self._append([event])
+        return event
+
+    def concede(self, side: str, by: str | None = None) -> list[Event]:
+        """``side`` concedes: its side_conceded event and the game_ended the engine writes
+        after it (the other side wins) are appended. Either side a person plays may concede
+        (see engine.game.concede). RecordError if the game is over, an order waits for its
+        dice, the side is unknown or a bot's, or ``by`` is not its player."""
+        self._at_rest(f"{side} concedes")
+        try:
+            new = concede(self.state, side, by)
+        except InputError as exc:
+            raise RecordError(f"cannot concede: {exc}") from None
+        self._append(new)
+        return new
+
+    def append_bot_order(self, order: Order | None = None) -> list[Event]:
+        """The bot seated on the side to act gives one order, decided with the game's seeded
+        dice and signed with its policy's name, then appended with expected_seq. ``order`` is
+        the bot's choice if it was already made (``engine.bots.next_order`` on this very state,
+        e.g. in a background thread): it is not chosen again here, and verify re-chooses it, so
+        anything else would make a game that does not verify. None: chosen here. RecordError
+        if the game is over, nobody or a person holds the side, or the dice are manual."""
+        state = self.state
+        if state.ended:
+            raise RecordError("the game is over: nothing more to play")
+        self._at_rest("a bot plays")
+        if self.who not in POLICIES:
+            raise RecordError(f"{state.to_act} is played by {self.who!r}, not a bot: a person's "
+                              "order is given with give()")
+        if state.dice_mode != "seeded":
+            raise RecordError("bots play only with seeded dice, and this game's are manual")
+        return self._append_play(next_order(state) if order is None else order, None)
 
     # -- appending ---------------------------------------------------------------------------
 
@@ -490,11 +546,14 @@ def rest_points(events: list[Event]) -> list[int]:
     return [i for i in range(1, len(events)) if events[i]["kind"] in INPUT_KINDS] + [len(events)]
 
 
-def fork(store: EventStore, game_id: str, at: int, new_id: str | None = None
+def fork(store: EventStore, game_id: str, at: int, new_id: str | None = None,
+         players: str | dict[str, str] | None = None, by: str | None = None
          ) -> tuple[str, int]:
     """Start a new game from event ``at`` of ``game_id``: its events up to there, cut back to
     the last point where the game waits for an order, under a new game id (the store builds
-    the new hash chain). Returns (new id, the seq it was cut at)."""
+    the new hash chain). ``players`` (``red=NAME,blue=NAME`` or a mapping; a side not named
+    keeps its seat) reseats it: a seats_changed event after the copied ones, signed ``by``.
+    Returns (new id, the seq it was cut at)."""
     events = store.read(game_id)
     if not 1 <= at <= len(events):
         raise RecordError(f"{game_id} has events 1 to {len(events)}: there is no event {at}")
@@ -516,9 +575,25 @@ def fork(store: EventStore, game_id: str, at: int, new_id: str | None = None
                           f"the new game's id {exc.args[0].removeprefix('the game id ')}; give "
                           "one with --new-id") from None
     copied = [{**e, "game": new_id} for e in events[:cut]]
+    if players is not None:
+        copied.append(_reseated(copied, players, by))
     report = verify(copied)
     if not report.ok:
         raise RecordError(f"{game_id} does not verify up to event {cut}, so it cannot be "
                           f"forked there: {report.mismatch.message}")  # type: ignore[union-attr]
     store.append(new_id, copied, 0)
     return new_id, cut
+
+
+def _reseated(events: list[Event], players: str | dict[str, str], by: str | None) -> Event:
+    """The seats_changed event that reseats the game ``events`` at its end (a side not named
+    keeps its seat: its player, or the side's own name when it had none, as orders are signed);
+    RecordError naming the rule it breaks."""
+    state = Game(events).state
+    current = {side: state.players.get(side, side) for side in ("red", "blue")}
+    given = parse_players(players, current) if isinstance(players, str) else {**current,
+                                                                              **players}
+    try:
+        return reseat(state, given, by)
+    except InputError as exc:
+        raise RecordError(f"--players: cannot change the seats: {exc}") from None

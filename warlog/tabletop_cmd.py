@@ -1,6 +1,7 @@
 """`warlog new`, `orders`, `order`, `record` and `fork`: recording a game played on a real table,
 one order at a time (new, orders, order) or turn by turn at a prompt or from a script (record),
-and a new game started from any point of a stored one (fork). Thin: warlog/tabletop.py and
+a side conceding (`record --game GAME --concede SIDE`), and a new game started from any point
+of a stored one (fork), reseated if asked (`fork --players red=NAME,blue=NAME`). Thin: warlog/tabletop.py and
 warlog/record.py do the recording; this parses and prints.
 
 Registered in warlog/cli.py, each where it stands in `warlog --help`.
@@ -146,13 +147,22 @@ def record_cmd(
         **SEED_RANGE)] = None,
     script: Annotated[Optional[Path], typer.Option(
         help="Read the orders, dice, undos and notes from this file, one a line.")] = None,
+    concede: Annotated[Optional[str], typer.Option(
+        "--concede", help="With --game: this side (red or blue) gives up; the other wins.")
+    ] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Record a game at the table, turn by turn and phase by phase (or from a --script): every
-    order checked by the rules, the real dice entered, undo, notes; quit and carry on later."""
+    order checked by the rules, the real dice entered, undo, notes; quit and carry on later.
+    With --concede SIDE, that side of the stored --game concedes and the game ends."""
     from warlog.record import RecordError, Setup
     from warlog.record_table import record_game
 
+    if concede is not None:
+        _concede(game, concede, others={"SCENARIO": scenario, "--players": players,
+                                        "--dice": dice, "--seed": seed, "--script": script},
+                 db=db)
+        return
     flag = "" if db == DEFAULT_DB else f" --db {db}"
     try:
         with friendly(), open_store(db) as store:
@@ -163,26 +173,68 @@ def record_cmd(
         raise typer.Exit(1) from None
 
 
+def _concede(game: str | None, side: str, *, others: dict[str, object], db: Path) -> None:
+    """`warlog record --game GAME --concede SIDE`: the side concedes, signed by its player as
+    its orders are; the concession and the end it decides are printed as `warlog order` prints
+    an order's events. One line, never a traceback, for a bad side, a bot's side, a game that
+    is over or not in the database, or an option that only sets up or records a game."""
+    from warlog.engine.narration import narrate
+    from warlog.record import Recorder, RecordError
+
+    given = [name for name, value in others.items() if value is not None]
+    try:
+        if game is None:
+            raise RecordError("--concede needs --game: the stored game a side concedes")
+        if given:
+            raise RecordError(f"--concede ends a stored game: {', '.join(given)} cannot go "
+                              "with it")
+        side = side.strip().lower()
+        with friendly(), database(db, game) as store:
+            rec = Recorder(store, game)
+            by = rec.state.players.get(side, side) if side in ("red", "blue") else None
+            new_events = rec.concede(side, by)
+            state = rec.state
+    except RecordError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(1) from None
+    for event in new_events:
+        out.print(f"  {event['seq']:>5}  {narrate(event, None)}", markup=False)
+    _print_state_line(state)
+
+
 def fork_cmd(
     game: Annotated[str, typer.Argument(help="Game id in the database.")],
     at: Annotated[int, typer.Option("--at", help="The event to fork at (see `warlog log`).")],
     new_id: Annotated[Optional[str], typer.Option(
         "--new-id", help="The new game's id (default GAME-fork-1, -2, ...).",
         callback=id_option("game id"))] = None,
+    players: Annotated[Optional[str], typer.Option(
+        help="Reseat the fork: red=NAME,blue=NAME (a side not named keeps its player; a bot "
+             "policy's name seats that bot, with seeded dice only).")] = None,
+    by: Annotated[Optional[str], typer.Option(
+        help="Who changed the seats (with --players).", callback=id_option("player name"))
+    ] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Start a new game from any point of a stored one: its events up to --at, cut back to where
-    the game waits for an order; carry on with `warlog record --game` or `warlog order`."""
+    the game waits for an order, reseated with --players if given; carry on with `warlog record
+    --game` or `warlog order`."""
     from warlog.record import RecordError, fork
     from warlog.tabletop import load
 
     try:
+        if by is not None and players is None:
+            raise RecordError("--by says who changed the seats: give it with --players")
         with friendly(), open_store(db) as store:
-            forked, cut = fork(store, game, at, new_id)
+            forked, cut = fork(store, game, at, new_id, players, by)
             state = load(store, forked).state
     except RecordError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(1) from None
     back = "" if cut == at else f" (cut back from {at}: the game waits for an order there)"
     out.print(f"forked {escape(game)} at event {cut}{back} as {escape(forked)}")
+    if players is not None:
+        from warlog.engine.narration import players_text
+
+        out.print(f"seats changed: {players_text(state.players)}", markup=False)
     _print_state_line(state)

@@ -31,7 +31,7 @@ from warlog.events.orders import Order
 from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.events.store import ConcurrencyError, EventStore
 from warlog.notation import format_order
-from warlog.record import Pending, Recorder, refusal, start_game
+from warlog.record import Pending, Recorder, RecordError, refusal, start_game
 from warlog.tabletop import free_game_id
 
 Event = dict[str, Any]
@@ -354,12 +354,42 @@ class Table:
         before, side = self.state.copy(), self.state.to_act  # folded forward in place
         order = next_order(self.state)
         label, notation = self.label(order), format_order(order)
-        # Recorder.give refuses a bot side (the table records players' orders), so the bot's
-        # order goes through the Recorder's own decide-and-append, by the policy's name.
-        events = self._moved_on(lambda: self.recorder._append_play(order, None))
+        events = self._recorded(lambda: self.recorder.append_bot_order(order))
         because = order_reasons.why(before, order, self.state)
         return BotStep(order, events, f"{seat.name} ({side}): {label} — {notation}"
                        + (f" · {because}" if because else ""))
+
+    def change_seats(self, seats: dict[str, Seat]) -> Event:
+        """Who plays each side from here on (a fork continued with fresh seats): a
+        seats_changed event. A page holding a seat link may not reseat the game."""
+        if self.linked:
+            raise SeatError("a game played by seat links keeps its seats: fork it to play on "
+                            "with others")
+        for side, seat in seats.items():
+            if not seat.bot and seat.name in POLICIES:
+                raise SeatError(f"player name {seat.name!r} for {side} is the name of a bot "
+                                "policy; choose another, or seat the bot itself")
+        who = self.seat_to_act
+        by = None if who is None or who.bot else who.name
+        return self._recorded(lambda: self.recorder.change_seats(
+            {side: seat.name for side, seat in seats.items()}, by))
+
+    def concedable(self) -> list[str]:
+        """The sides this page may concede for: a person's side, this page's own in a game
+        played by links; none once the game is over."""
+        state = self.state
+        if state.ended:
+            return []
+        people = [side for side in state.scenario.sides
+                  if not Seat.of_player(state.players.get(side, side)).bot]
+        return [side for side in people if not self.linked or side == self.holds]
+
+    def concede(self, side: str) -> list[Event]:
+        """``side`` gives up the battle: its side_conceded and the game_ended that follows."""
+        if side not in self.concedable():
+            raise SeatError(f"this page may not concede for {side}")
+        by = self.state.players.get(side)
+        return self._recorded(lambda: self.recorder.concede(side, by))
 
     def refresh(self) -> bool:
         """Read the game again if anyone appended since; True if it moved on. An order waiting
@@ -380,6 +410,13 @@ class Table:
             self._legal = None
             raise GameMovedOn(f"the game moved on: {exc}; the board now shows it as stored, "
                               "give the order again if it still stands") from None
+
+    def _recorded(self, append):
+        """An append the Recorder checks itself: its refusal (RecordError) as one line."""
+        try:
+            return self._moved_on(append)
+        except RecordError as exc:
+            raise PlayError(str(exc)) from None
 
     def _input(self, append) -> list[Event] | DiceNeeded:
         try:

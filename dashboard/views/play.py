@@ -50,7 +50,7 @@ def _leave() -> None:
     if held is not None:
         held[1].recorder.store.close()
     for key in ("play_game", "play_unit", "play_offer", "play_dice", "play_bots_started_at",
-                "play_seat_token", "play_links"):
+                "play_seat_token", "play_links", "play_reseat"):
         st.session_state.pop(key, None)
     for param in ("play", "seat"):
         st.query_params.pop(param, None)
@@ -188,6 +188,9 @@ def _playing(path: str, game: str) -> None:  # noqa: C901 - the page's one layou
     st.markdown(f"**{state.scenario.title}** · `{game}` · turn {state.turn} · "
                 f"{state.side or '—'} {phase_name(state.phase)} · to act: {who}")
     _seat_line(table)
+    if st.session_state.get("play_reseat") and not state.ended:
+        _reseat(table)
+        return
     if state.ended:
         st.success(f"The game has ended: {state.winner or 'no winner'} "
                    f"({state.end_reason or 'over'}).")
@@ -247,6 +250,13 @@ def _playing(path: str, game: str) -> None:  # noqa: C901 - the page's one layou
         if not table.linked or table.holds is not None:
             st.text_input("A note on the game", key="play_note")
             st.button("Add note", key="play_note_go", on_click=_note, args=(table,))
+        sides = table.concedable()
+        if sides:
+            with st.popover("Concede", key="play_concede"):
+                st.caption("The battle is given up: the other side wins, and the game ends.")
+                for side in sides:
+                    st.button(f"{side} concedes the battle", key=f"play_concede_{side}",
+                              on_click=_act, args=(table, lambda s=side: table.concede(s)))
         st.button("Leave this game", key="play_leave", on_click=_leave)
     if not state.ended:
         _watch(path, table)
@@ -303,6 +313,30 @@ def _watch(path: str, table: Table) -> None:
             st.rerun(scope="app")
 
     watcher()
+
+
+def _reseat(table: Table) -> None:
+    """A game continued from a replay step (a fork): who plays each side from here on, chosen
+    afresh, recorded as a seats_changed event; or the seats kept as they were."""
+    state = table.state
+    st.subheader("Continue from here: who plays each side now?")
+    st.caption(f"Turn {state.turn}, {state.side or '—'} {phase_name(state.phase)}. Until now: "
+               + " v ".join(f"{side}: {state.players.get(side, side)}"
+                            for side in state.scenario.sides))
+    seats = play_start.seat_pickers(list(state.scenario.sides), "play_reseat",
+                                    dict(state.players))
+    keep, change = st.columns(2)
+    if change.button("Play on with these seats", type="primary", key="play_reseat_go"):
+        try:
+            table.change_seats(seats)
+        except PlayError as exc:
+            st.error(str(exc))
+            return
+        st.session_state.pop("play_reseat", None)
+        st.rerun()
+    if keep.button("Keep the seats as they were", key="play_reseat_keep"):
+        st.session_state.pop("play_reseat", None)
+        st.rerun()
 
 
 def _seat_line(table: Table) -> None:

@@ -20,6 +20,7 @@ from warlog.engine.scenario import load_scenario
 from warlog.engine.verify import verify
 from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.notation import format_order
+from warlog.record import fork, rest_points
 
 SCENARIO = "ancients-river-crossing"
 
@@ -300,3 +301,49 @@ def test_a_game_for_two_browsers_gives_seat_links_and_each_page_holds_its_side(p
     count = len(stored(db)[game])
     button(pages[to_act], "end phase").click().run()
     assert len(stored(db)[game]) > count
+
+
+def test_a_fork_is_continued_with_seats_chosen_afresh(play):
+    at, db = play
+    with SQLiteEventStore(db) as store:
+        events = store.read("done-1")
+        middle = rest_points(events)[len(rest_points(events)) // 2]
+        fork_id, _ = fork(store, "done-1", middle)
+    at.session_state["play_game"] = fork_id
+    at.session_state["play_reseat"] = True  # as the Replay page's "Continue from here" leaves it
+    at.session_state["play_pace"] = "a step at a time"
+    at.run()
+    assert not at.exception
+    assert at.radio(key="play_reseat_seat_red").value == "bot"  # the seats until now, offered
+    at.radio(key="play_reseat_seat_red").set_value("person").run()
+    at.text_input(key="play_reseat_name_red").set_value("Ann")
+    at.radio(key="play_reseat_seat_blue").set_value("bot").run()
+    at.selectbox(key="play_reseat_policy_blue").set_value("cautious")
+    at.button(key="play_reseat_go").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    stored_fork = stored(db)[fork_id]
+    changed = [e for e in stored_fork if e["kind"] == "seats_changed"]
+    assert len(changed) == 1 and changed[0]["players"] == {"red": "Ann", "blue": "cautious"}
+    assert "play_reseat" not in at.session_state
+    report = verify(stored_fork)
+    assert report.ok, report.mismatch
+
+
+def test_a_person_concedes_and_the_other_side_wins(play):
+    at, db = play
+    before = set(stored(db))
+    with SQLiteEventStore(db) as store:
+        game = start(store, load_scenario(SCENARIO), game_id="given-up", seed=2,
+                     seats={"red": Seat.person("Ann"), "blue": Seat.of_bot("random")})
+    at.session_state["play_game"] = game
+    at.run()
+    assert not at.exception
+    assert not [b for b in at.button if b.key == "play_concede_blue"]  # a bot does not give up
+    at.button(key="play_concede_red").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    events = stored(db)[game]
+    assert [e["kind"] for e in events[-2:]] == ["side_conceded", "game_ended"]
+    assert events[-1]["winner"] == "blue"
+    assert at.success and "ended" in at.success[0].value
+    assert verify(events).ok
+    assert set(stored(db)) - before == {game}

@@ -5,9 +5,12 @@ turns, each seeing the other's moves."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from browser_kit import board_point, chromium, new_page, no_exception, streamlit_server, until
-from waits import wait_until
+from waits import LIMIT, wait_until
 
 from warlog.dashboard.play_session import Seat, issue_seat_links, start
 from warlog.engine.bots import play_out
@@ -31,6 +34,16 @@ def dashboard(tmp_path_factory):
         store.append("done-1", done.events, 0)
     with streamlit_server(db, tmp) as url, chromium(tmp) as browser:
         yield url, browser, db
+
+
+def _choose_scenario(page, scenario_id: str) -> None:
+    """Pick a bundled scenario in the start form by typing its id, and wait until the form
+    shows it (its options are keyed by the scenario's id)."""
+    page.locator(".st-key-play_scenario input").click()
+    page.keyboard.type(scenario_id)
+    page.keyboard.press("Enter")
+    page.wait_for_function("s => document.querySelector(`[class*='st-key-play_option_${s}_']`)",
+                           arg=scenario_id)
 
 
 def _header(page) -> str:
@@ -70,9 +83,7 @@ def test_a_whole_battle_against_the_tactician_by_clicks_alone(dashboard):
     url, browser, db = dashboard
     page = new_page(browser, 1400, 900)
     page.goto(f"{url}/play")
-    page.locator(".st-key-play_scenario input").click()
-    page.keyboard.type("river-crossing")
-    page.keyboard.press("Enter")
+    _choose_scenario(page, SCENARIO)
     page.locator(".st-key-play_seat_blue").get_by_text("bot").click()
     page.wait_for_selector(".st-key-play_policy_blue")
     page.get_by_text("Options (").click()  # one hit removes a unit: a short battle
@@ -157,3 +168,56 @@ def test_two_browsers_with_their_seat_links_play_alternate_turns(dashboard):
     assert verify(events).ok
     for page in pages.values():
         page.context.close()
+
+
+def test_a_table_game_with_manual_dice_recorded_by_clicks_verifies_and_replays(dashboard):
+    """Two people at a real table: armies rolled on the tables with real dice, each die's face
+    clicked as the page asks for it, a move and the phases ended by clicks; then `warlog
+    verify` says the game re-derives, and the Replay page steps through it."""
+    url, browser, db = dashboard
+    page = new_page(browser, 1400, 900)
+    page.goto(f"{url}/play")
+    _choose_scenario(page, "dark-ages-causeway-at-maldon")
+    page.locator(".st-key-play_dice_mode").get_by_text("manual").click()
+    page.wait_for_selector(".st-key-play_seed input:disabled")  # the page took manual dice
+    page.locator(".st-key-play_start button").click()
+    faces = 0
+    while True:  # each opening die, as it is asked for
+        page.wait_for_function("() => document.querySelector('.js-plotly-plot') || "
+                               "document.body.innerText.includes('The opening rolls dice')")
+        if page.locator(".js-plotly-plot").count():
+            break
+        asked = page.get_by_text("The opening rolls dice").inner_text()
+        page.locator(f"[class*='st-key-play_opening_face_{faces + 1}_4'] button").click()
+        faces += 1
+        page.wait_for_function(
+            "a => document.querySelector('.js-plotly-plot') || "
+            "!document.body.innerText.includes(a)", arg=asked)
+        assert faces < 20
+    assert faces >= 1
+    no_exception(page)
+    side = "red" if "to act: red" in _header(page) else "blue"
+    _move_one_unit(page, side)
+    for _ in range(3):
+        header = _header(page)
+        page.locator("button", has_text="end phase").first.click()
+        page.wait_for_function("h => !document.body.innerText.includes(h)", arg=header)
+    no_exception(page)
+    game = page.evaluate("() => new URLSearchParams(location.search).get('play')")
+    assert game and game.startswith("dark-ages-causeway-at-maldon")
+
+    checked = subprocess.run([sys.executable, "-m", "warlog.cli", "verify", game, "--db", str(db)],
+                             capture_output=True, text=True, timeout=LIMIT)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    with SQLiteEventStore(db) as store:
+        events = store.read(game)
+    assert events[0]["dice"] == "manual"
+    assert sum(len(e["faces"]) for e in events if e["kind"] == "dice_rolled") == faces
+
+    page.goto(f"{url}/?game={game}")
+    page.get_by_text("Step 1 of").first.wait_for()
+    for step in (2, 3):
+        page.locator(".st-key-next_step button").first.click()
+        page.wait_for_function("s => document.body.innerText.includes(`Step ${s} of`)", arg=step)
+    no_exception(page)
+    page.close()

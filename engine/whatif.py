@@ -41,7 +41,8 @@ MODES = ("bots", "recorded")
 DEFAULT_POLICY = "tactician"  # for a side the game's own record gives no bot for (the best heuristic)
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile: two-sided 95%
 # Events before which the game waits for an order (what a step may be snapped to).
-_WAITING_BEFORE = ("order_given", "order_retracted", "note")
+_WAITING_BEFORE = ("order_given", "order_retracted", "note", "seats_changed", "side_conceded")
+"""The inputs a game waits for: the point before each is a point it waits at."""
 _MASK = (1 << 64) - 1
 _DICE_STREAM = _MASK  # a key no seq can take: the dice's seed never equals a bot's
 

@@ -178,3 +178,13 @@ def test_estimate_counts_each_outcome():
 def test_an_unknown_mode_is_refused(game):
     with pytest.raises(whatif.WhatIfError, match="unknown mode 'chess'"):
         whatif.playout(whatif.prefix(game, _opening(game)), seed=1, mode="chess")
+
+
+def test_a_game_waits_before_every_kind_of_input():
+    """Every input a game can take (an order, a withdrawn one, a note, seats changed, a side
+    conceding) is a point the game waits at: the what-if starts from the same points the
+    command line forks at."""
+    from warlog.record import INPUT_KINDS
+    events = [{"seq": 1, "kind": "game_started"}] + [
+        {"seq": i + 2, "kind": kind} for i, kind in enumerate(INPUT_KINDS)]
+    assert whatif.waiting_points(events) == [e["seq"] for e in events[1:]]  # opening: none

@@ -221,3 +221,36 @@ def test_a_table_game_with_manual_dice_recorded_by_clicks_verifies_and_replays(d
         page.wait_for_function("s => document.body.innerText.includes(`Step ${s} of`)", arg=step)
     no_exception(page)
     page.close()
+
+
+def test_continue_from_here_opens_a_fork_in_play(dashboard):
+    """On a replay step, "Continue from here" forks the game there and opens the fork in Play,
+    each side's seat chosen afresh."""
+    url, browser, db = dashboard
+    page = new_page(browser, 1400, 900)
+    page.goto(f"{url}/?game=done-1")
+    page.get_by_text("Step 1 of").first.wait_for()
+    for step in (2, 3, 4):
+        page.locator(".st-key-next_step button").first.click()
+        page.wait_for_function("s => document.body.innerText.includes(`Step ${s} of`)", arg=step)
+    page.locator(".st-key-continue_here button").first.click()
+    page.get_by_text("who plays each side now?").wait_for()
+    no_exception(page)
+    page.locator(".st-key-play_reseat_seat_red").get_by_text("person").click()
+    page.wait_for_selector(".st-key-play_reseat_name_red")
+    page.locator(".st-key-play_reseat_go button").click()
+    page.wait_for_selector(".js-plotly-plot")
+    page.get_by_text("to act:").first.wait_for()
+    no_exception(page)
+    game = page.evaluate("() => new URLSearchParams(location.search).get('play')")
+    assert game and game.startswith("done-1-fork-")
+    with SQLiteEventStore(db) as store:
+        events = store.read(game)
+        original = store.read("done-1")
+    changed = [e for e in events if e["kind"] == "seats_changed"]
+    assert changed and changed[0]["players"]["red"] == "Red"
+    cut = events.index(changed[0])
+    assert [{**e, "game": "x"} for e in events[:cut]] == [{**e, "game": "x"}
+                                                          for e in original[:cut]]
+    assert verify(events).ok
+    page.close()

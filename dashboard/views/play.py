@@ -303,8 +303,8 @@ def _watch(path: str, table: Table) -> None:
     def watcher() -> None:
         now = bot_runner.current(path, game)
         if now is not None and not now.done:
-            st.caption(f"🤖 {now.orders} order{'s' if now.orders != 1 else ''} so far this turn"
-                       f" · thinking for {now.thinking_for():.1f} s")
+            st.caption(f"🤖 {now.orders} order{'s' if now.orders != 1 else ''} played since "
+                       f"the bots began · thinking for {now.thinking_for():.1f} s")
         try:
             moved = table.recorder.store.last_seq(game) != table.events[-1]["seq"]
         except (StoreError, sqlite3.Error):

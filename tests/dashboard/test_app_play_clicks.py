@@ -22,6 +22,7 @@ from warlog.engine.fold import replay
 from warlog.engine.game import Game
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.rulesets.tables import systems
+from warlog.engine.verify import verify
 from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.events.orders import parse_order
 
@@ -118,3 +119,36 @@ def test_every_order_kind_is_given_by_clicks(system, kind, tmp_path, monkeypatch
     with SQLiteEventStore(db) as store:
         stored = store.read(game)
     assert [_clean(e) for e in stored[at_index:]] == [_clean(e) for e in events[at_index:end]]
+
+
+def test_an_order_waiting_for_its_dice_is_taken_back_by_a_click(tmp_path, monkeypatch):
+    """The dice dialog's undo: the order is withdrawn (an order_retracted event, which changes
+    nothing), the dialog closes, and the same order may be given again."""
+    name, at_index = FIRST[("portable", "shoot")]
+    events = [orjson.loads(line) for line in (GOLDEN / name).read_bytes().splitlines()]
+    game = events[0]["game"]
+    db = tmp_path / "undo.db"
+    with SQLiteEventStore(db) as store:
+        store.append(game, events[:at_index], 0)
+    state = replay(events[:at_index])
+    order = parse_order(events[at_index]["order"])
+    unit, where = vocabulary.unit_of(state, order), vocabulary.gesture(state, order)
+    at = open_page(monkeypatch, db, "views/play.py")
+    at.session_state["play_game"] = game
+    at.run()
+    click_chart(at, "play_board", [{**_centre(state, state.units[unit].cell), "customdata": unit}])
+    enemy = state.units[where.at]
+    click_chart(at, "play_board", [{**_centre(state, enemy.cell), "customdata": enemy.id}])
+    if "play_offer" in at.session_state and at.session_state["play_offer"]:
+        _button(at, "play_offer_", vocabulary.label(state, order)).click().run()
+    assert at.session_state["play_dice"] is not None, "the shot wants no dice"
+    with SQLiteEventStore(db) as store:
+        assert len(store.read(game)) == at_index  # nothing is stored before its dice
+    at.button(key="play_undo").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.session_state["play_dice"] is None
+    with SQLiteEventStore(db) as store:
+        stored = store.read(game)
+    assert [e["kind"] for e in stored[at_index:]] == ["order_retracted"]
+    assert parse_order(stored[-1]["order"]) == order
+    assert verify(stored).ok

@@ -50,9 +50,17 @@ def _header(page) -> str:
     return page.get_by_text("to act:", exact=False).first.inner_text()
 
 
+UNITS_AT = """side => JSON.stringify(document.querySelector('.js-plotly-plot')._fullData
+    .filter(t => t.meta && t.meta.role === 'units' && t.meta.side === side)
+    .map(t => [Array.from(t.x), Array.from(t.y)]))"""
+
+
 def _move_one_unit(page, side: str) -> None:
     """Select one of ``side``'s units by clicking it, click a cell it may move to, and choose
-    the first order that click offers (or none, when it gave the one order there)."""
+    the first order that click offers (or none, when it gave the one order there); wait until
+    the unit has moved (not necessarily to that cell: a ford may stop the move short)."""
+    before = page.evaluate(f"({UNITS_AT})", side)
+
     def select() -> bool:
         point = board_point(page, "units", side)
         assert point is not None, "no unit of the side on the board"
@@ -61,22 +69,18 @@ def _move_one_unit(page, side: str) -> None:
             .some(t => t.meta && t.meta.role === 'reach_moves')""")
 
     wait_until(select, lambda: "a click on the unit never selected it")
-    x, y, cx, cy = board_point(page, "reach_moves")
+    x, y, _, _ = board_point(page, "reach_moves")
 
     def click_cell() -> bool:
         page.mouse.click(x, y)
-        return until(page, "([side, cx, cy]) => document.body.innerText.includes("
-                     "'That click offers') || document.querySelector('.js-plotly-plot')._fullData"
-                     ".some(t => t.meta && t.meta.role === 'units' && t.meta.side === side && "
-                     "Array.from(t.x).some((x, i) => x === cx && t.y[i] === cy))", [side, cx, cy])
+        return until(page, f"([side, before]) => document.body.innerText.includes("
+                     f"'That click offers') || ({UNITS_AT})(side) !== before", [side, before])
 
     wait_until(click_cell, lambda: "a click on a cell the unit may move to did nothing")
     if page.get_by_text("That click offers").count():
         page.locator(".st-key-play_offer_0 button").click()
-    page.wait_for_function("""([side, cx, cy]) => document.querySelector('.js-plotly-plot')
-        ._fullData.some(t => t.meta && t.meta.role === 'units' && t.meta.side === side
-                        && Array.from(t.x).some((x, i) => x === cx && t.y[i] === cy))""",
-                           arg=[side, cx, cy])
+    page.wait_for_function(f"([side, before]) => ({UNITS_AT})(side) !== before",
+                           arg=[side, before])
 
 
 def test_a_whole_battle_against_the_tactician_by_clicks_alone(dashboard):

@@ -430,36 +430,34 @@ class Table:
         return self._needed(pending)
 
     def _needed(self, pending: Pending) -> DiceNeeded:
-        probe = _Probe(pending.faces)
-        purpose = unit = None
-        try:
-            made = decide(self.state, pending.order, probe, by=self.recorder.who)
-            rolls = [e for e in made if e["kind"] == "dice_rolled"]
-            if len(rolls) >= pending.wanted:
-                purpose = rolls[pending.wanted - 1]["purpose"]
-                unit = rolls[pending.wanted - 1].get("unit")
-        except Exception:  # noqa: BLE001 - the purpose is a courtesy; the die is still wanted
-            pass
-        sides = probe.sides[pending.wanted - 1] if len(probe.sides) >= pending.wanted else 6
+        die = _probed_die(lambda probe: decide(self.state, pending.order, probe,
+                                               by=self.recorder.who),
+                          pending.faces, pending.wanted)
         return DiceNeeded(pending.order, pending.text, self.label(pending.order),
-                          tuple(pending.faces), (Die(pending.wanted, sides, purpose, unit),))
+                          tuple(pending.faces), (die,))
 
 
-def opening_die(scenario: Scenario, faces: list[int]) -> Die:
-    """The next die a manual-dice opening wants after ``faces``, with what it is for: the
-    opening played with the faces given and ones after them names each die it rolls."""
+def _probed_die(play, faces: list[int], number: int) -> Die:
+    """Die ``number`` of a resolution, with what it is for: ``play`` resolves with a _Probe (the
+    faces given, then ones), and the dice_rolled event of that die names its purpose, which
+    only the faces before it decide."""
     probe = _Probe(faces)
     purpose = unit = None
     try:
-        first = opening_events("probe", scenario, seed=0)[0]  # the game_started event alone
-        made = opening(first, probe)
-        rolls = [e for e in made if e["kind"] == "dice_rolled"]
-        if len(rolls) > len(faces):
-            purpose, unit = rolls[len(faces)]["purpose"], rolls[len(faces)].get("unit")
+        rolls = [e for e in play(probe) if e["kind"] == "dice_rolled"]
+        if len(rolls) >= number:
+            purpose, unit = rolls[number - 1]["purpose"], rolls[number - 1].get("unit")
     except Exception:  # noqa: BLE001 - the purpose is a courtesy; the die is still wanted
         pass
-    sides = probe.sides[len(faces)] if len(probe.sides) > len(faces) else 6
-    return Die(len(faces) + 1, sides, purpose, unit)
+    sides = probe.sides[number - 1] if len(probe.sides) >= number else 6
+    return Die(number, sides, purpose, unit)
+
+
+def opening_die(scenario: Scenario, faces: list[int]) -> Die:
+    """The next die a manual-dice opening wants after ``faces``, with what it is for."""
+    return _probed_die(  # the opening after its game_started event alone
+        lambda probe: opening(opening_events("probe", scenario, seed=0)[0], probe),
+        faces, len(faces) + 1)
 
 
 def fallback_orders(table: Table) -> list[tuple[str, Order]]:

@@ -71,7 +71,7 @@ from pydantic import (
 from warlog.events import fields, ids
 from warlog.events.fields import MAX_CELLS, MAX_GRID_SIDE, MAX_TERRAIN_KINDS, MAX_UNITS
 from warlog.events.model import OmitsUnset
-from warlog.events.safe_files import FileKind, FileRefused, read_text
+from warlog.events.safe_files import FileKind, FileRefused, check_size, decode_text, read_text
 
 SIDES = ("red", "blue")
 MAX_TURN_LIMIT = 100
@@ -379,15 +379,10 @@ def _bundled() -> dict[str, Scenario]:
 def scenario_from_bytes(data: bytes, name: str) -> Scenario:
     """A scenario file's bytes received rather than read from disk (the dashboard's upload):
     the same size limit, UTF-8 rule and parse as a file a command opens, named ``name``."""
-    if len(data) > MAX_SCENARIO_BYTES:
-        raise ScenarioError(name, "", f"{len(data):,} bytes; scenario files are at most "
-                                      f"{MAX_SCENARIO_BYTES:,} bytes")
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise ScenarioError(name, "", f"line {line:,} is not UTF-8 text; scenario files are "
-                                      "UTF-8 text files") from None
+        text = decode_text(check_size(data, name, SCENARIO_FILE), name, SCENARIO_FILE)
+    except FileRefused as refused:
+        raise ScenarioError(name, "", str(refused).removeprefix(f"{name}: ")) from None
     stem = name.rsplit("/", 1)[-1].rsplit("\\", 1)[-1].removesuffix(".toml")
     return _parse(text, source=name, default_id=_id_from_name(stem) or "scenario")
 

@@ -101,21 +101,30 @@ def read_bytes(path: str | Path, kind: FileKind) -> bytes:
             data = handle.read(kind.max_bytes + 1)
         except OSError as exc:
             raise FileRefused(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+    return check_size(data, path, kind)
+
+
+def check_size(data: bytes, where: str | Path, kind: FileKind) -> bytes:
+    """``data`` (a file's bytes, read or received) if within ``kind.max_bytes``."""
     if len(data) > kind.max_bytes:
-        raise FileRefused(f"{path}: the file is larger than {kind.max_bytes:,} bytes; "
+        raise FileRefused(f"{where}: the file is larger than {kind.max_bytes:,} bytes; "
                           f"{kind.plural} that large are refused")
     return data
 
 
-def read_text(path: str | Path, kind: FileKind) -> str:
-    """``read_bytes`` decoded as UTF-8; bytes that are not UTF-8 are refused, naming the line."""
-    data = read_bytes(path, kind)
+def decode_text(data: bytes, where: str | Path, kind: FileKind) -> str:
+    """``data`` decoded as UTF-8; bytes that are not UTF-8 are refused, naming the line."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise FileRefused(f"{path}: line {line:,} is not UTF-8 text; {kind.plural} are "
+        raise FileRefused(f"{where}: line {line:,} is not UTF-8 text; {kind.plural} are "
                           "UTF-8 text files") from None
+
+
+def read_text(path: str | Path, kind: FileKind) -> str:
+    """``read_bytes`` decoded as UTF-8 (``decode_text``)."""
+    return decode_text(read_bytes(path, kind), path, kind)
 
 
 def check_output(path: str | Path) -> Path:

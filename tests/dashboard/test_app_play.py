@@ -71,6 +71,14 @@ def fill_form(at: AppTest, blue: str, dice: str = "seeded", seed: int | None = 7
     return at
 
 
+def started_by_form(at: AppTest, db: Path, blue: str) -> str:
+    """A game started through the form (red Ann, blue the ``blue`` bot): its id."""
+    before = set(stored(db))
+    fill_form(at, blue)
+    at.button(key="play_start").click().run()
+    return new_game(db, before)[0]
+
+
 def button(at: AppTest, label_part: str):
     found = [b for b in at.button if label_part in (b.label or "")]
     assert found, f"no button like {label_part!r}: {[b.label for b in at.button]}"
@@ -152,10 +160,7 @@ def test_a_game_is_started_played_by_buttons_and_the_list_and_the_bot_moves(play
 
 def test_a_note_is_stored(play):
     at, db = play
-    before = set(stored(db))
-    fill_form(at, "random")
-    at.button(key="play_start").click().run()
-    game, events = new_game(db, before)
+    game = started_by_form(at, db, "random")
     at.text_input(key="play_note").set_value("a fine morning").run()
     at.button(key="play_note_go").click().run()
     assert not at.exception
@@ -176,10 +181,7 @@ def test_a_refused_start_shows_one_line_and_stores_nothing(play):
 
 def test_an_unfinished_game_is_offered_to_continue(play):
     at, db = play
-    before = set(stored(db))
-    fill_form(at, "random")
-    at.button(key="play_start").click().run()
-    game, _ = new_game(db, before)
+    game = started_by_form(at, db, "random")
     at.button(key="play_leave").click().run()
     assert not at.exception
     assert "play_game" not in at.session_state

@@ -72,24 +72,28 @@ def _clean(event: dict) -> dict:
     return {k: v for k, v in event.items() if k not in ("game", "by")}
 
 
-@pytest.mark.parametrize("system, kind", KINDS, ids=[f"{s}-{k}" for s, k in KINDS])
-def test_every_order_kind_is_given_by_clicks(system, kind, tmp_path, monkeypatch):
-    name, at_index = FIRST[(system, kind)]
+def _opened_at(key: tuple[str, str], tmp_path, monkeypatch):
+    """The golden game of ``key``'s first order stored up to that order and opened in Play:
+    (the page, the database, the golden events, the order's index, the state, the order)."""
+    name, at_index = FIRST[key]
     events = [orjson.loads(line) for line in (GOLDEN / name).read_bytes().splitlines()]
-    game = events[0]["game"]
     db = tmp_path / "clicks.db"
     with SQLiteEventStore(db) as store:
-        store.append(game, events[:at_index], 0)
-    state = replay(events[:at_index])
+        store.append(events[0]["game"], events[:at_index], 0)
+    at = open_page(monkeypatch, db, "views/play.py")
+    at.session_state["play_game"] = events[0]["game"]
+    at.run()
+    assert not at.exception
     order = parse_order(events[at_index]["order"])
+    return at, db, events, at_index, replay(events[:at_index]), order
+
+
+def _give_by_clicks(at, state, order) -> None:
+    """Give ``order`` as a player does: click its unit on the board, then the cell or the enemy
+    it points at (or its button), then its label where the click offered several orders."""
     unit = vocabulary.unit_of(state, order)
     where = vocabulary.gesture(state, order)
     label = vocabulary.label(state, order)
-
-    at = open_page(monkeypatch, db, "views/play.py")
-    at.session_state["play_game"] = game
-    at.run()
-    assert not at.exception
     if unit is not None:  # select the unit by clicking it on the board
         click_chart(at, "play_board", [{**_centre(state, state.units[unit].cell),
                                         "customdata": unit}])
@@ -109,6 +113,12 @@ def test_every_order_kind_is_given_by_clicks(system, kind, tmp_path, monkeypatch
     if at.session_state["play_offer"] if "play_offer" in at.session_state else None:
         _button(at, "play_offer_", label).click().run()  # the click offered several orders
 
+
+@pytest.mark.parametrize("system, kind", KINDS, ids=[f"{s}-{k}" for s, k in KINDS])
+def test_every_order_kind_is_given_by_clicks(system, kind, tmp_path, monkeypatch):
+    at, db, events, at_index, state, order = _opened_at((system, kind), tmp_path, monkeypatch)
+    _give_by_clicks(at, state, order)
+
     end = next((j for j in range(at_index + 1, len(events)) if events[j]["kind"] in INPUTS),
                len(events))
     faces = [f for e in events[at_index:end] if e["kind"] == "dice_rolled" for f in e["faces"]]
@@ -117,30 +127,17 @@ def test_every_order_kind_is_given_by_clicks(system, kind, tmp_path, monkeypatch
         _button(at, "play_face_", str(face)).click().run()
         assert not at.exception and not at.error, [e.value for e in at.error]
     with SQLiteEventStore(db) as store:
-        stored = store.read(game)
+        stored = store.read(events[0]["game"])
     assert [_clean(e) for e in stored[at_index:]] == [_clean(e) for e in events[at_index:end]]
 
 
 def test_an_order_waiting_for_its_dice_is_taken_back_by_a_click(tmp_path, monkeypatch):
     """The dice dialog's undo: the order is withdrawn (an order_retracted event, which changes
     nothing), the dialog closes, and the same order may be given again."""
-    name, at_index = FIRST[("portable", "shoot")]
-    events = [orjson.loads(line) for line in (GOLDEN / name).read_bytes().splitlines()]
+    at, db, events, at_index, state, order = _opened_at(("portable", "shoot"), tmp_path,
+                                                        monkeypatch)
     game = events[0]["game"]
-    db = tmp_path / "undo.db"
-    with SQLiteEventStore(db) as store:
-        store.append(game, events[:at_index], 0)
-    state = replay(events[:at_index])
-    order = parse_order(events[at_index]["order"])
-    unit, where = vocabulary.unit_of(state, order), vocabulary.gesture(state, order)
-    at = open_page(monkeypatch, db, "views/play.py")
-    at.session_state["play_game"] = game
-    at.run()
-    click_chart(at, "play_board", [{**_centre(state, state.units[unit].cell), "customdata": unit}])
-    enemy = state.units[where.at]
-    click_chart(at, "play_board", [{**_centre(state, enemy.cell), "customdata": enemy.id}])
-    if "play_offer" in at.session_state and at.session_state["play_offer"]:
-        _button(at, "play_offer_", vocabulary.label(state, order)).click().run()
+    _give_by_clicks(at, state, order)
     assert at.session_state["play_dice"] is not None, "the shot wants no dice"
     with SQLiteEventStore(db) as store:
         assert len(store.read(game)) == at_index  # nothing is stored before its dice

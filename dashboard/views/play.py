@@ -12,7 +12,6 @@ for its dice lives only there until its dice are given).
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
 
 import streamlit as st
 
@@ -88,19 +87,6 @@ def _start_bots(path: str, game: str, pace: str) -> None:
 # -- playing -----------------------------------------------------------------------------------
 
 
-def _clicked_cell(state, selection: Any):
-    """The cell whose centre a click on the board landed on, or None."""
-    points = ((selection or {}).get("selection") or {}).get("points") or []
-    for point in points:
-        x, y = point.get("x"), point.get("y")
-        if isinstance(x, (int, float)) and isinstance(y, (int, float)):
-            for cell in state.grid.cells():
-                cx, cy = state.grid.centre(cell)
-                if abs(cx - x) < 1e-6 and abs(cy - y) < 1e-6:
-                    return cell
-    return None
-
-
 def _board_clicked(table: Table) -> None:
     """A click on one of the acting side's units selects it; a click on a cell or an enemy gives
     the order it offers the selected unit, or with nobody selected the side's order aimed at
@@ -114,7 +100,7 @@ def _board_clicked(table: Table) -> None:
         return
     selected = st.session_state.get("play_unit")
     choices = table.choices(selected)  # nobody selected: the side's orders aimed at an enemy
-    cell = _clicked_cell(state, selection)
+    cell = board.clicked_cell(state, selection)
     orders = (choices.enemies.get(uid, []) if uid is not None else []) or \
         choices.cells.get(cell, []) or choices.aims.get(cell, [])
     if len(orders) == 1:

@@ -396,3 +396,13 @@ def test_the_units_that_may_act_now_are_ringed_and_nothing_else_is(games):
     assert all(state.units[u].side == state.to_act for u in ready)
     plain = board.board_figure(state).to_dict()
     assert not [t for t in plain["data"] if t["meta"]["role"] == "ready"]
+
+
+def test_a_click_names_the_cell_whose_centre_it_landed_on():
+    state = replay(_golden("portable-hit-table-square"))
+    cell = (3, 2)
+    x, y = state.grid.centre(cell)
+    assert board.clicked_cell(state, {"selection": {"points": [{"x": x, "y": y}]}}) == cell
+    assert board.clicked_cell(state, {"selection": {"points": [{"x": x + 0.3, "y": y}]}}) is None
+    assert board.clicked_cell(state, {"selection": {"points": [{"x": "a", "y": y}]}}) is None
+    assert board.clicked_cell(state, None) is None

@@ -8,6 +8,7 @@ boardgame.io: a ruleset names its phases and resolves the automatic ones.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from warlog.engine.dice import DiceError
@@ -20,6 +21,9 @@ if TYPE_CHECKING:
 
 
 class DiceSource(Protocol):
+    """Where faces come from. A source may also have ``roll_deciding(sides, decides)``: the odds
+    enumeration's does (engine/odds.py), to walk once the faces that decide alike."""
+
     rolled: int
 
     def roll(self, sides: int = 6) -> int: ...
@@ -46,12 +50,20 @@ class Context:
         self.events.append(event)
         return event
 
-    def roll(self, purpose: str, rule: str, unit: str | None = None) -> int:
-        """Roll one d6 for ``purpose``, recording it as a fact."""
+    def roll(self, purpose: str, rule: str, unit: str | None = None, *,
+             decides: Callable[[int], Hashable] | None = None) -> int:
+        """Roll one d6 for ``purpose``, recording it as a fact (the whole face, always).
+
+        ``decides``: everything the rules go on to read from the face, where that is less than
+        the face (hit or miss: ``lambda face: face + bonus >= needed``). Two faces for which it
+        gives the same value must lead to the same play after the die. A source that walks every
+        way the dice fall (the exact odds) then walks such faces once, weighted by how many they
+        are; every other source ignores it."""
         if self.dice is None:
             raise DiceError("this step needs a die but no dice source was given")
+        deciding = getattr(self.dice, "roll_deciding", None) if decides is not None else None
         try:
-            face = self.dice.roll(6)
+            face = deciding(6, decides) if deciding is not None else self.dice.roll(6)
         except DiceError as exc:  # a player entering real dice: say what this one is for
             whose = f", {unit}" if unit else ""
             raise DiceError(f"{exc} — die for {purpose}{whose}") from None

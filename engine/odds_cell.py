@@ -50,5 +50,6 @@ def bombard_cell(state: GameState, source_id: str, cell: Any) -> Odds:
     order = BombardOrder(unit=battery.id, cell=aimed)
     view, resolve, two_way = _ordered(state, battery.side, "artillery", order, None, False)
     there = view.unit_at(aimed)
-    return summarise(view, leaves(view, resolve), battery.id, there.id if there else None,
-                     "bombard", two_way, None, cell=aimed)
+    found = leaves(view, resolve, grouped=True)
+    return summarise(view, found, battery.id, there.id if there else None, "bombard", two_way,
+                     None, cell=aimed)

@@ -84,8 +84,10 @@ def roll_attack(ctx: Context, kind: str, source: Unit, target: Unit,
     """One attack's die: hit on the option's number or more, modifiers added."""
     needed = ctx.state.options["hit_on"]
     purpose = "pila" if kind == "pila_volley" else kind.replace("_", " ")
-    die = ctx.roll(purpose, "portable.resolution", source.id)
-    total = die + sum(v for _, v in modifiers)
+    bonus = sum(v for _, v in modifiers)
+    die = ctx.roll(purpose, "portable.resolution", source.id,
+                   decides=lambda face: face + bonus >= needed)
+    total = die + bonus
     ctx.emit(model.AttackRolled, attack=kind, source=source.id, target=target.id, die=die,
              modifiers=tuple(modifiers), total=total, needed=needed, hit=total >= needed,
              rules=tuple(dict.fromkeys(["portable.resolution", *rules,
@@ -123,7 +125,7 @@ def take_hit(ctx: Context, unit: Unit, attacker: Unit, table: Mapping[str, Any],
     the unit cannot retreat. Another system using the same table names its own ``rule`` and
     how it takes the loss (``lose``)."""
     lose = lose or (lambda u: lose_strength(ctx, u, table))
-    die = ctx.roll("hit table", rule, unit.id)
+    die = ctx.roll("hit table", rule, unit.id, decides=lambda face: face <= 3)
     if die <= 3:
         ctx.emit(model.HitTaken, unit=unit.id, attacker=attacker.id, die=die, outcome="lose",
                  rules=(rule,))

@@ -1,7 +1,8 @@
 """The replay page: pick a game, scrub through it step by step, and see why each thing happened.
 
 The page only arranges widgets; the figures come from dashboard/charts.py, the steps, narration
-and tidy rows from engine/analysis.py, the cached loading from dashboard/data.py.
+and tidy rows from engine/analysis.py, the cached loading from dashboard/data.py, and what a
+reader does with a step (continue from it, a note, a picture) from dashboard/step_actions.py.
 
 Session state: ``cursor`` (the current step's index) is the one source of truth. The widgets
 ``step`` and ``turn_N`` and the scrubbing buttons (first, previous/next turn, phase and step,
@@ -25,15 +26,13 @@ from typing import Any
 
 import streamlit as st
 
-from warlog.dashboard import board, charts, data, scrub, teach, verifying
+from warlog.dashboard import board, data, scrub, step_actions, teach, verifying
 from warlog.engine import analysis, narration, reach
 from warlog.engine.flow import phase_name
 from warlog.engine.fold import evolve
 from warlog.engine.rules import catalogue
 from warlog.engine.rulesets import get_ruleset
-from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.events.store import StoreError
-from warlog.record import RecordError, fork
 
 Event = dict[str, Any]
 SOURCES = ("Database", "Replay file")
@@ -298,125 +297,12 @@ def step_events(tl, events: list[Event], step: analysis.Step, notes: list[Event]
             st.caption(_rule_lines(rules))
 
 
-def _continue(path: str, game: str, at: int) -> None:
-    """Fork the stored game at ``at`` (as `warlog fork` does) and open the fork on the Play
-    page, which asks each side's seat afresh."""
-    try:
-        with SQLiteEventStore(path) as store:
-            new_id, _ = fork(store, game, at)
-    except (RecordError, StoreError, sqlite3.Error) as exc:
-        st.session_state["fork_error"] = str(exc)
-        return
-    st.session_state.pop("fork_error", None)
-    data.list_games.clear()  # the fork is a new game in the list
-    st.session_state["play_game"], st.session_state["play_reseat"] = new_id, True
-    st.session_state["fork_opened"] = new_id  # switch_page cannot be called in a callback
-
-
-def continue_from_here(step: analysis.Step, events: list[Event], ended: bool) -> None:
-    """"Continue from here": a new game from this step, to play on in the Play page (a stored
-    game only; a replay file must be imported on the Library page first)."""
-    identity = st.session_state.get("game_identity", "")
-    if not identity.startswith("db:"):
-        st.caption("To continue this game from a step, import the replay file first (Library "
-                   "page).")
-        return
-    at = scrub.fork_point(events, step, ended)
-    if at is None:
-        st.caption("Continue from here: the game is over at this step." if ended else
-                   "Continue from here is offered at steps after which the game waits for "
-                   "an order.")
-        return
-    _, path, game = identity.split(":", 2)
-    st.button("Continue from here", key="continue_here", icon=":material/call_split:",
-              on_click=_continue, args=(path, game, at),
-              help="A new game with this game's events up to this step (the original is "
-                   "untouched), opened in the Play page to play on.")
-    if st.session_state.get("fork_error"):
-        st.error(st.session_state.pop("fork_error"))
-
-
 def _untold(title: str, question) -> str:
     """A step's title with what the learner is asked left out: the outcome (after the colon),
     and for a legality question the order itself."""
     if question.kind == "legal":
         return " · ".join(title.split(" · ")[:2]) + " · an order (answer the question)"
     return title.split(": ")[0] + " (answer to see what happens)"
-
-
-def _write_note(path: str, game: str, about: int) -> None:
-    text = st.session_state.get("note_text", "")
-    author = st.session_state.get("note_author") or None
-    try:
-        data.add_note(path, game, about, text, author)
-    except (ValueError, StoreError, sqlite3.Error) as exc:
-        st.session_state["note_error"] = str(exc)
-        return
-    st.session_state["note_text"] = ""
-    st.session_state.pop("note_error", None)
-
-
-def note_form(step: analysis.Step, events: list[Event]) -> None:
-    """Write a note on this step (a stored game only: a replay file is read-only here)."""
-    identity = st.session_state.get("game_identity", "")
-    if not identity.startswith("db:"):
-        st.caption("Notes are written on games in the database (import the file first).")
-        return
-    _, path, game = identity.split(":", 2)
-    with st.expander("📝 Write a note on this step"):
-        st.text_area("Note", key="note_text", max_chars=4000,
-                     placeholder="What happened here, what to try instead…")
-        st.text_input("Your name (optional)", key="note_author")
-        st.button("Add note", key="add_note", on_click=_write_note,
-                  args=(path, game, events[step.last]["seq"]))
-        if st.session_state.get("note_error"):
-            st.error(st.session_state["note_error"])
-
-
-def notes_index(steps: list[analysis.Step], notes: dict[int, list[Event]]) -> None:
-    """The notes of the game in the sidebar: each one a button that moves to its step."""
-    if not notes:
-        return
-    st.sidebar.subheader("Notes")
-    for index, group in sorted(notes.items()):
-        for note in group:
-            label = f"Step {index + 1}: {note['text'][:40]}"
-            st.sidebar.button(label, key=f"note_{note['seq']}", on_click=_go, args=(index,))
-
-
-def _prepare_png(which: str, key: str, step: analysis.Step, state, marks, proj, selected) -> None:
-    figures = {
-        "board": lambda: board.board_figure(state, highlight=marks, selected=selected),
-        "attrition": lambda: data.attrition_chart(key, step.turn, proj),
-        "exhaustion": lambda: data.exhaustion_chart(key, step.turn, proj),
-        "luck": lambda: data.luck_chart(key, step.turn, proj),
-    }
-    try:
-        picture = charts.png(figures[which]())
-    except Exception as exc:  # no chromium on this machine, most likely: a message, not a crash
-        st.session_state["png_error"] = (f"Cannot draw the picture: {exc}. It needs a Chromium "
-                                         "browser (Debian: apt-get install chromium).")
-        return
-    st.session_state.pop("png_error", None)
-    st.session_state["png"] = (which, key, step.index, picture)
-
-
-def pictures(key: str, step: analysis.Step, state, marks, proj, selected) -> None:
-    """Take a picture away: the board at this step or a chart, as PNG, made on request."""
-    with st.expander("Download a picture (PNG)"):
-        which = st.selectbox("Which", ["board", "attrition", "exhaustion", "luck"], key="png_which")
-        st.button("Make the picture", key="png_make", on_click=_prepare_png,
-                  args=(which, key, step, state, marks, proj, selected))
-        if st.session_state.get("png_error"):
-            st.error(st.session_state["png_error"])
-        made = st.session_state.get("png")
-        if made and made[:3] == (which, key, step.index):
-            st.download_button(f"Download {which}.png", data=made[3], key="png_download",
-                               file_name=f"{which}-step-{step.index + 1}.png", mime="image/png")
-
-
-def _go(index: int) -> None:
-    st.session_state["cursor"] = index
 
 
 NO_UNIT = "—"
@@ -543,15 +429,15 @@ def main() -> None:
                    "the legend")
         if selected is not None:
             st.markdown(reach.describe(state, selected))
-        pictures(key, step, state, marks, proj, selected)
+        step_actions.pictures(key, step, state, marks, proj, selected)
     with narrative:
         st.subheader("What happened")
-        continue_from_here(step, events, tl.state_at(step.last).ended)
+        step_actions.continue_from_here(step, events, tl.state_at(step.last).ended)
         if question is not None:
             teach.panel(identity, question)
         step_events(tl, events, step, proj["notes"].get(step.index, []), shown)
-        note_form(step, events)
-    notes_index(steps, proj["notes"])
+        step_actions.note_form(step, events)
+    step_actions.notes_index(steps, proj["notes"])
     attrition, exhaustion = st.columns(2)
     def clicked(chart: str) -> dict[str, Any]:  # a click on a point goes to that turn
         return {"key": chart, "on_select": partial(_chart_clicked, chart, steps),

@@ -1,0 +1,133 @@
+"""What a reader of the Replay page does with a step, beside reading it: continue the game from
+it in the Play page, write a note on it, take a picture of the board or a chart away. The Replay
+page (dashboard/views/replay.py) places these; their state lives in ``st.session_state``
+(``fork_opened``, ``fork_error``, ``note_text``, ``note_error``, ``png``, ``png_error``) and
+``cursor`` is the page's current step."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+import streamlit as st
+
+from warlog.dashboard import board, charts, data, scrub
+from warlog.engine import analysis
+from warlog.events.sqlite_store import SQLiteEventStore
+from warlog.events.store import StoreError
+from warlog.record import RecordError, fork
+
+Event = dict[str, Any]
+
+
+def _continue(path: str, game: str, at: int) -> None:
+    """Fork the stored game at ``at`` (as `warlog fork` does) and open the fork on the Play
+    page, which asks each side's seat afresh."""
+    try:
+        with SQLiteEventStore(path) as store:
+            new_id, _ = fork(store, game, at)
+    except (RecordError, StoreError, sqlite3.Error) as exc:
+        st.session_state["fork_error"] = str(exc)
+        return
+    st.session_state.pop("fork_error", None)
+    data.list_games.clear()  # the fork is a new game in the list
+    st.session_state["play_game"], st.session_state["play_reseat"] = new_id, True
+    st.session_state["fork_opened"] = new_id  # switch_page cannot be called in a callback
+
+
+def continue_from_here(step: analysis.Step, events: list[Event], ended: bool) -> None:
+    """"Continue from here": a new game from this step, to play on in the Play page (a stored
+    game only; a replay file must be imported on the Library page first)."""
+    identity = st.session_state.get("game_identity", "")
+    if not identity.startswith("db:"):
+        st.caption("To continue this game from a step, import the replay file first (Library "
+                   "page).")
+        return
+    at = scrub.fork_point(events, step, ended)
+    if at is None:
+        st.caption("Continue from here: the game is over at this step." if ended else
+                   "Continue from here is offered at steps after which the game waits for "
+                   "an order.")
+        return
+    _, path, game = identity.split(":", 2)
+    st.button("Continue from here", key="continue_here", icon=":material/call_split:",
+              on_click=_continue, args=(path, game, at),
+              help="A new game with this game's events up to this step (the original is "
+                   "untouched), opened in the Play page to play on.")
+    if st.session_state.get("fork_error"):
+        st.error(st.session_state.pop("fork_error"))
+
+
+def _write_note(path: str, game: str, about: int) -> None:
+    text = st.session_state.get("note_text", "")
+    author = st.session_state.get("note_author") or None
+    try:
+        data.add_note(path, game, about, text, author)
+    except (ValueError, StoreError, sqlite3.Error) as exc:
+        st.session_state["note_error"] = str(exc)
+        return
+    st.session_state["note_text"] = ""
+    st.session_state.pop("note_error", None)
+
+
+def note_form(step: analysis.Step, events: list[Event]) -> None:
+    """Write a note on this step (a stored game only: a replay file is read-only here)."""
+    identity = st.session_state.get("game_identity", "")
+    if not identity.startswith("db:"):
+        st.caption("Notes are written on games in the database (import the file first).")
+        return
+    _, path, game = identity.split(":", 2)
+    with st.expander("📝 Write a note on this step"):
+        st.text_area("Note", key="note_text", max_chars=4000,
+                     placeholder="What happened here, what to try instead…")
+        st.text_input("Your name (optional)", key="note_author")
+        st.button("Add note", key="add_note", on_click=_write_note,
+                  args=(path, game, events[step.last]["seq"]))
+        if st.session_state.get("note_error"):
+            st.error(st.session_state["note_error"])
+
+
+def notes_index(steps: list[analysis.Step], notes: dict[int, list[Event]]) -> None:
+    """The notes of the game in the sidebar: each one a button that moves to its step."""
+    if not notes:
+        return
+    st.sidebar.subheader("Notes")
+    for index, group in sorted(notes.items()):
+        for note in group:
+            label = f"Step {index + 1}: {note['text'][:40]}"
+            st.sidebar.button(label, key=f"note_{note['seq']}", on_click=_go, args=(index,))
+
+
+def _prepare_png(which: str, key: str, step: analysis.Step, state, marks, proj, selected) -> None:
+    figures = {
+        "board": lambda: board.board_figure(state, highlight=marks, selected=selected),
+        "attrition": lambda: data.attrition_chart(key, step.turn, proj),
+        "exhaustion": lambda: data.exhaustion_chart(key, step.turn, proj),
+        "luck": lambda: data.luck_chart(key, step.turn, proj),
+    }
+    try:
+        picture = charts.png(figures[which]())
+    except Exception as exc:  # no chromium on this machine, most likely: a message, not a crash
+        st.session_state["png_error"] = (f"Cannot draw the picture: {exc}. It needs a Chromium "
+                                         "browser (Debian: apt-get install chromium).")
+        return
+    st.session_state.pop("png_error", None)
+    st.session_state["png"] = (which, key, step.index, picture)
+
+
+def pictures(key: str, step: analysis.Step, state, marks, proj, selected) -> None:
+    """Take a picture away: the board at this step or a chart, as PNG, made on request."""
+    with st.expander("Download a picture (PNG)"):
+        which = st.selectbox("Which", ["board", "attrition", "exhaustion", "luck"], key="png_which")
+        st.button("Make the picture", key="png_make", on_click=_prepare_png,
+                  args=(which, key, step, state, marks, proj, selected))
+        if st.session_state.get("png_error"):
+            st.error(st.session_state["png_error"])
+        made = st.session_state.get("png")
+        if made and made[:3] == (which, key, step.index):
+            st.download_button(f"Download {which}.png", data=made[3], key="png_download",
+                               file_name=f"{which}-step-{step.index + 1}.png", mime="image/png")
+
+
+def _go(index: int) -> None:
+    st.session_state["cursor"] = index

@@ -20,6 +20,7 @@ A script holds the same inputs one a line::
     undo                        # the order waiting for its dice is taken back
     note the ford is the key    # a note on the game as it stands
     end                         # the end of the phase (an order like any other)
+    concede blue                # blue gives up (signed by its player): red wins, the game ends
 
 A new manual-dice game whose opening rolls dice (rolled armies, a roll-off) takes them from the
 ``dice`` lines before anything else. The first bad line stops the script with one line naming the
@@ -41,7 +42,7 @@ from warlog.engine.game import Game, concede, decide, reseat, start
 from warlog.engine.inputs import InputError, check_retractions
 from warlog.engine.rules import IllegalOrder, catalogue
 from warlog.engine.scenario import Scenario, load_scenario
-from warlog.engine.state import GameState
+from warlog.engine.state import SIDES, GameState
 from warlog.engine.verify import retraction, verify
 from warlog.events.ids import IdError, check_id, normalised, shown
 from warlog.events.model import make_note
@@ -297,6 +298,13 @@ class Recorder:
         self._append(new)
         return new
 
+    def concede_as_player(self, side: str) -> list[Event]:
+        """``side`` (as typed: `concede blue`) concedes, signed by the player seated there, as
+        its orders are: `warlog record --concede`, and a `concede SIDE` line at the table or in
+        a script."""
+        side = side.strip().lower()
+        return self.concede(side, self.state.players.get(side, side) if side in SIDES else None)
+
     def append_bot_order(self, order: Order | None = None) -> list[Event]:
         """The bot seated on the side to act gives one order, decided with the game's seeded
         dice and signed with its policy's name, then appended with expected_seq. ``order`` is
@@ -506,6 +514,8 @@ def run_script(store: EventStore, path: Path, game_id: str, scenario: Scenario |
             elif verb == "undo" and len(words) == 1:
                 rec.undo()
                 result.withdrawn += 1
+            elif verb == "concede" and len(words) == 2:
+                rec.concede_as_player(words[1])
             elif verb == "dice":
                 if rec.dice(parse_faces(" ".join(words[1:]))) is not None:
                     result.orders += 1

@@ -36,14 +36,15 @@ from warlog.record import (
 
 HELP = ("Type an order's number or its notation (e.g. move r-inf-1 E 2); when it rolls dice, the "
         "faces the real dice showed (e.g. 3,5). undo: take back the order waiting for its dice. "
-        "note TEXT: a note on the game as it stands. end: end the phase. orders [UNIT]: list the "
-        "legal orders again. board: draw the board. quit: leave (resume with --game).")
+        "note TEXT: a note on the game as it stands. end: end the phase. concede SIDE: that side "
+        "gives up (a person's side; the other wins). orders [UNIT]: list the legal orders again. "
+        "board: draw the board. quit: leave (resume with --game).")
 
 
 LIST_AT_MOST = 120  # more legal orders than this are summed up by unit, not listed
 
 
-WORDS = ("undo", "note ", "end", "quit", "orders ")  # what the table understands besides orders
+WORDS = ("undo", "note ", "end", "quit", "orders ", "concede ")  # what the table understands besides orders
 
 
 def complete_with(table: Table) -> None:
@@ -146,7 +147,7 @@ class Table:
         if shown:
             self.say(Columns(shown, column_first=True, padding=(0, 3)))  # type: ignore[arg-type]
         self.say("[dim]a number or an order; end, undo, note TEXT, orders [UNIT], board, "
-                 "help, quit[/dim]")
+                 "concede SIDE, help, quit[/dim]")
 
     def _said(self, new: list[Event]) -> None:
         from rich.markup import escape
@@ -186,6 +187,8 @@ class Table:
                 self._said([event])
             elif verb == "undo" and len(words) == 1:
                 self._said([rec.undo()])
+            elif verb == "concede" and len(words) == 2:
+                self._said(rec.concede_as_player(words[1]))
             elif rec.pending is not None and verb != "dice" and not verb[0].isdigit():
                 raise RecordError(f"'{rec.pending.text}' waits for its dice: enter the faces "
                                   "(e.g. 4 or 3,5), or undo it")

@@ -188,11 +188,9 @@ def _concede(game: str | None, side: str, *, others: dict[str, object], db: Path
         if given:
             raise RecordError(f"--concede ends a stored game: {', '.join(given)} cannot go "
                               "with it")
-        side = side.strip().lower()
         with friendly(), database(db, game) as store:
             rec = Recorder(store, game)
-            by = rec.state.players.get(side, side) if side in ("red", "blue") else None
-            new_events = rec.concede(side, by)
+            new_events = rec.concede_as_player(side)
             state = rec.state
     except RecordError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")

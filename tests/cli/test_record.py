@@ -470,7 +470,7 @@ def test_the_prompt_completes_the_legal_orders_and_the_tables_words(tmp_path, sc
         offered = table.choices()
         wanted = {format_order(o) for o in legal_orders(rec.state)}
     assert wanted <= set(offered) and {"undo", "end", "quit"} <= set(offered)
-    assert all(o in wanted or o.strip() in ("undo", "note", "end", "quit", "orders")
+    assert all(o in wanted or o.strip() in ("undo", "note", "end", "quit", "orders", "concede")
                for o in offered)
 
 

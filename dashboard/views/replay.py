@@ -31,7 +31,6 @@ from warlog.engine import analysis, narration, reach
 from warlog.engine.flow import phase_name
 from warlog.engine.fold import evolve
 from warlog.engine.rules import catalogue
-from warlog.engine.rulesets import get_ruleset
 from warlog.events.store import StoreError
 
 Event = dict[str, Any]
@@ -273,11 +272,12 @@ def event_line(e: Event, narrated: str, raw: bool) -> str:
 
 
 def step_events(tl, events: list[Event], step: analysis.Step, notes: list[Event],
-                upto: int) -> None:
+                upto: int, taught: tuple[str, ...] = ()) -> None:
     """Each event of the step as its narrated line (the raw event names behind a toggle), then
-    the text of every rule the step cites, once; the players' notes on this step first (a note
-    sits in the log where it was written, so it is shown here, at the step it is about, not
-    where it was appended)."""
+    the text of every rule the step cites, once (``taught``: the rules the teaching answer above
+    has just given, not given again); the players' notes on this step first (a note sits in the
+    log where it was written, so it is shown here, at the step it is about, not where it was
+    appended)."""
     raw = st.toggle("Show event names", key="event_names",
                     help="The log's own name for each event (e.g. hits_inflicted) and its "
                          "number, as `warlog show` prints them.")
@@ -291,9 +291,11 @@ def step_events(tl, events: list[Event], step: analysis.Step, notes: list[Event]
             if e["kind"] != "note":
                 st.markdown(event_line(e, narration.narrate(e, state), raw))
             state = evolve(state, e, check=False)
-        rules = scrub.cited_rules([e for e in shown if e["kind"] != "note"])
+        rules = [r for r in scrub.cited_rules([e for e in shown if e["kind"] != "note"])
+                 if r not in taught]
         if rules:
-            st.markdown("**Rules cited in this step**")
+            st.markdown("**Other rules cited in this step** (the answer above gives the rest)"
+                        if taught else "**Rules cited in this step**")
             st.caption(_rule_lines(rules))
 
 
@@ -414,8 +416,6 @@ def main() -> None:
     state = tl.state_at(shown)
     board_column, narrative = st.columns([3, 2])
     with board_column:
-        counted = ("strength points left" if get_ruleset(state.rule_system).measure == "strength"
-                   else "hits taken")
         marks = analysis.highlights(events[step.first : shown + 1], state)
         drawn = st.container()  # the board first on the page, its unit picker below it
         selected = unit_picker(state)
@@ -423,10 +423,11 @@ def main() -> None:
                            key="board", on_select=partial(_board_clicked, state),
                            selection_mode="points", config={"displayModeBar": False})
         st.caption(f"{'Before the answer' if hidden else 'After this step'}: turn {state.turn} · "
-                   f"{state.side or '—'} {phase_name(state.phase)} · circles show {counted}, "
-                   "triangles the facing; rings mark period state (square, column, limbered, "
-                   "out of formation, out of ammunition, trench, hull-down, spotted), named in "
-                   "the legend")
+                   f"{state.side or '—'} {phase_name(state.phase)} · each counter shows its "
+                   "type's map symbol, its id, the strength it has left of what it started with "
+                   "(pips, a bar past six), a pointer on the edge it faces, and badges for "
+                   "period state (square, column, limbered, out of formation, out of "
+                   "ammunition, trench, hull-down, spotted); hover a counter for all of it")
         if selected is not None:
             st.markdown(reach.describe(state, selected))
         step_actions.pictures(key, step, state, marks, proj, selected)
@@ -435,7 +436,8 @@ def main() -> None:
         step_actions.continue_from_here(step, events, tl.state_at(step.last).ended)
         if question is not None:
             teach.panel(identity, question)
-        step_events(tl, events, step, proj["notes"].get(step.index, []), shown)
+        taught = tuple(question.rules) if question is not None and not hidden else ()
+        step_events(tl, events, step, proj["notes"].get(step.index, []), shown, taught)
         step_actions.note_form(step, events)
     step_actions.notes_index(steps, proj["notes"])
     attrition, exhaustion = st.columns(2)

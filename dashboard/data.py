@@ -182,7 +182,7 @@ def import_upload(path: str, raw: bytes, name: str, progress: Progress | None = 
     otherwise, with nothing written. ``progress`` hears of each order re-derived of a game a
     search bot played (minutes); of any other game (a second), nothing."""
     events = load_replay_bytes(raw, name)
-    slow = bool(events and search_sides(events[0]))
+    slow = bool(events and search_sides(events[0], events))
     # NotRederived names the line and the first difference
     require_rederived(events, name, progress if slow else None)
     with SQLiteEventStore(path) as store:
@@ -211,7 +211,7 @@ def _report(key: str, events: list[Event]) -> Report | Pending:
     A game a search bot played takes minutes (each of its orders is re-chosen by playing its
     playouts again), so it is re-derived in the background, and until then this is how far it
     has come; any other takes a second, here and now."""
-    sides = search_sides(events[0]) if events else []
+    sides = search_sides(events[0], events) if events else []
     if not sides:
         return _rederived(key, events)
     running = background.job(f"verify:{key}", partial(verify, events))

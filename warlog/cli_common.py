@@ -249,7 +249,7 @@ def slow_reason(events: list[dict], name: object) -> str | None:
     are re-chosen by playing its playouts again); None for any other game (a second)."""
     from warlog.engine.verify import search_sides
 
-    sides = search_sides(events[0]) if events else []
+    sides = search_sides(events[0], events) if events else []
     if not sides:
         return None
     return (f"re-deriving {name}: the search bot's orders ({' and '.join(sides)}) are "

@@ -71,7 +71,7 @@ def _print(result, title: str) -> None:
     for note in result.notes:
         out.print(f"[dim]note: {escape(note)}[/dim]")
     dice = f"{result.dice} die" if result.dice == 1 else f"{result.dice} dice"
-    out.print(f"[dim]{result.leaves} ways for the dice to fall, every one enumerated (at most "
+    out.print(f"[dim]{result.leaves} ways for the dice to fall, every one counted (at most "
               f"{dice} each)[/dim]")
 
 

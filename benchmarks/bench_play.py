@@ -2,7 +2,9 @@
 
 Run: ``.venv/bin/python benchmarks/bench_play.py`` (a few minutes on 2 cores); ``--quick`` for a
 smoke run at tiny counts (its figures are not the targets'); ``--no-browser`` leaves out the
-chromium parts; ``--profile`` profiles the slowest server part even when every target is met.
+chromium parts; ``--profile`` profiles the slowest server part even when every target is met;
+``--only first-board`` runs target 3 alone (a minute instead of several, when working on it);
+``--help`` prints this.
 
 Targets, each printed against its figure in one table at the end (measure, figure, target,
 verdict), detail tables before it:
@@ -504,15 +506,51 @@ def verdict(ok: bool) -> str:
     return "pass" if ok else "FAIL"
 
 
+def first_board_only(counts: dict[str, Any]) -> int:
+    """Target 3 alone (``--only first-board``): the same loads as the whole run, nothing else."""
+    if not Path(CHROMIUM).exists():
+        console.print(f"{CHROMIUM} is missing (apt-get install -y chromium)")
+        return 1
+    with tempfile.TemporaryDirectory(prefix="warlog-bench-play-") as tmp_name:
+        tmp = Path(tmp_name)
+        with console.status("the games are being played through play_session.Table…"):
+            dbs = build(tmp)
+        with Progress(console=console) as progress:
+            browser = browser_part(dbs, tmp, {**counts, "repaints": 0}, progress)
+    loads = browser["loads"]
+    table = RichTable(title="first board, warm server: wall time, s (p50 / p95)")
+    for col in ("game", "first board", "target (p95)", "verdict"):
+        table.add_column(col)
+    for game in (BIG, TINY):
+        p95 = pct(loads[game], 95)
+        table.add_row(game, cell(loads[game], "{:.2f}"), f"<= {TARGETS['first_board_s']:.0f} s",
+                      verdict(p95 <= TARGETS["first_board_s"]))
+    console.print(table)
+    console.print("Load average (1 min) at the start and the end: "
+                  + " and ".join(f"{x:.1f}" for x in browser["load"]) + f" on {os.cpu_count()} "
+                  f"cores; clicks lost and made again: {browser['lost']}; exceptions on the pages: "
+                  f"{browser['exceptions']}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if "--help" in argv or "-h" in argv:
+        console.print(__doc__)
+        return 0
     quick, want_profile = "--quick" in argv, "--profile" in argv
+    only = argv[argv.index("--only") + 1] if "--only" in argv[:-1] else None
+    if only not in (None, "first-board"):
+        console.print(f"--only takes first-board, not {only!r}")
+        return 2
     with_browser = "--no-browser" not in argv
     counts = QUICK if quick else FULL
     console.print(f"[bold]warlog Play page benchmark[/bold]  {os.cpu_count()} cores, Python "
                   f"{platform.python_version()}, Streamlit {version('streamlit')}, plotly "
                   f"{version('plotly')}" + ("; --quick: small counts, not the targets' figures"
                                             if quick else ""))
+    if only == "first-board":
+        return first_board_only(QUICK if quick else FULL)
     if with_browser and not Path(CHROMIUM).exists():
         console.print(f"{CHROMIUM} is missing (apt-get install -y chromium): browser parts left out")
         with_browser = False

@@ -11,6 +11,7 @@ new game's id through session state).
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -178,16 +179,18 @@ def start_form(path: str) -> str | None:
     return None
 
 
-def continue_form(path: str) -> str | None:
-    """An unfinished game of the database to continue; its id when chosen."""
+def continue_form(path: str, on_choose: Callable[[str], None]) -> None:
+    """An unfinished game of the database to continue; ``on_choose(id)`` when chosen.
+
+    A callback, not a returned id: it runs before the script, so the click's one run draws the
+    board (a returned id needed a second run, the whole start form sent again first)."""
     unfinished = [g for g in data.list_games(path) if not g["ended"]]
     if not unfinished:
-        return None
+        return
     st.subheader("Or continue a game")
     ids = [g["id"] for g in unfinished]
     titles = {g["id"]: g["title"] for g in unfinished}
-    chosen = st.selectbox("Unfinished game", ids, key="play_continue",
-                          format_func=lambda i: f"{i} — {titles[i]}")
-    if st.button("Continue", key="play_continue_go"):
-        return chosen
-    return None
+    st.selectbox("Unfinished game", ids, key="play_continue",
+                 format_func=lambda i: f"{i} — {titles[i]}")
+    st.button("Continue", key="play_continue_go",
+              on_click=lambda: on_choose(st.session_state["play_continue"]))

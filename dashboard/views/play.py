@@ -55,6 +55,17 @@ def _leave() -> None:
         st.query_params.pop(param, None)
 
 
+def _open(game: str, links: dict[str, str] | None = None) -> None:
+    """Open ``game`` at the table (any game held before left), its id in the address; ``links``:
+    the seat links of a game this page just started, to show its starter."""
+    _leave()
+    st.session_state["play_game"] = game
+    if links:
+        st.session_state["play_links"] = links
+    st.query_params["play"] = game
+    st.session_state["play_link_read"] = (game, None)
+
+
 def _say(kind: str, text: str) -> None:
     st.session_state["play_message"] = (kind, text)
 
@@ -372,16 +383,11 @@ def main() -> None:
     _read_link()
     game = st.session_state.get("play_game")
     if game is None:
-        chosen = play_start.start_form(path) or play_start.continue_form(path)
-        if chosen is not None:
-            links = st.session_state.pop("play_new_links", None)
-            _leave()
-            st.session_state["play_game"] = chosen
-            if links:
-                st.session_state["play_links"] = links
-            st.query_params["play"] = chosen
-            st.session_state["play_link_read"] = (chosen, None)
+        started = play_start.start_form(path)
+        if started is not None:
+            _open(started, st.session_state.pop("play_new_links", None))
             st.rerun()
+        play_start.continue_form(path, _open)
     else:
         _playing(path, game)
 

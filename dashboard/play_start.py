@@ -179,18 +179,25 @@ def start_form(path: str) -> str | None:
     return None
 
 
-def continue_form(path: str, on_choose: Callable[[str], None]) -> None:
-    """An unfinished game of the database to continue; ``on_choose(id)`` when chosen.
+CHOICES = ("Continue a game", "Start a new game")
 
-    A callback, not a returned id: it runs before the script, so the click's one run draws the
-    board (a returned id needed a second run, the whole start form sent again first)."""
+
+def choose_continue(path: str, on_choose: Callable[[str], None]) -> bool:
+    """With unfinished games in the database, the page asks first whether to continue one (the
+    choice it opens on) or start a new one; True when continuing, so the start form is not drawn
+    at all (it is the page's heaviest part for the browser, and the one not wanted). With none,
+    False: the start form is all there is. ``on_choose(id)`` when a game is chosen: a callback,
+    not a returned id, as it runs before the script, so the click's one run draws the board."""
     unfinished = [g for g in data.list_games(path) if not g["ended"]]
     if not unfinished:
-        return
-    st.subheader("Or continue a game")
+        return False
+    if st.radio("What next", CHOICES, horizontal=True, key="play_what_next",
+                label_visibility="collapsed") == CHOICES[1]:
+        return False
     ids = [g["id"] for g in unfinished]
     titles = {g["id"]: g["title"] for g in unfinished}
     st.selectbox("Unfinished game", ids, key="play_continue",
                  format_func=lambda i: f"{i} — {titles[i]}")
-    st.button("Continue", key="play_continue_go",
+    st.button("Continue", key="play_continue_go", type="primary",
               on_click=lambda: on_choose(st.session_state["play_continue"]))
+    return True

@@ -383,11 +383,12 @@ def main() -> None:
     _read_link()
     game = st.session_state.get("play_game")
     if game is None:
+        if play_start.choose_continue(path, _open):
+            return
         started = play_start.start_form(path)
         if started is not None:
             _open(started, st.session_state.pop("play_new_links", None))
             st.rerun()
-        play_start.continue_form(path, _open)
     else:
         _playing(path, game)
 

@@ -27,7 +27,38 @@ def page(tmp_path, monkeypatch) -> tuple[AppTest, Path]:
         new_game(store, load_scenario("ancients-river-crossing"), "held", dice="seeded", seed=1,
                  players={"red": "Cy", "blue": "Di"}, played="2026-12-01")
     at = open_page(monkeypatch, db, "views/play.py")
+    at.radio(key="play_what_next").set_value("Start a new game").run()  # held: Continue first
     return at, db
+
+
+def test_an_unfinished_game_is_offered_first_and_the_start_form_on_request(tmp_path,
+                                                                          monkeypatch):
+    db = tmp_path / "start.db"
+    with SQLiteEventStore(db) as store:
+        new_game(store, load_scenario("ancients-river-crossing"), "held", dice="seeded", seed=1,
+                 players={"red": "Cy", "blue": "Di"}, played="2026-12-01")
+    at = open_page(monkeypatch, db, "views/play.py")
+    assert at.radio(key="play_what_next").value == "Continue a game"
+    assert at.selectbox(key="play_continue").value == "held"
+    assert not [w for w in at.selectbox if w.key == "play_scenario"]  # the form is not drawn
+    at.radio(key="play_what_next").set_value("Start a new game").run()
+    assert at.selectbox(key="play_scenario") and not [
+        w for w in at.selectbox if w.key == "play_continue"]
+    at.radio(key="play_what_next").set_value("Continue a game").run()
+    at.button(key="play_continue_go").click().run()
+    assert not at.exception and at.session_state["play_game"] == "held"
+
+
+def test_with_no_unfinished_game_the_start_form_is_all_there_is(tmp_path, monkeypatch):
+    db = tmp_path / "start.db"
+    from warlog.engine.bots import play_out
+
+    done = play_out("done", load_scenario("ancients-river-crossing"), seed=1).events
+    with SQLiteEventStore(db) as store:  # a finished game: no demo games, nothing to continue
+        store.append("done", done, 0)
+    at = open_page(monkeypatch, db, "views/play.py")
+    assert not [w for w in at.radio if w.key == "play_what_next"]
+    assert at.selectbox(key="play_scenario")
 
 
 def games(db: Path) -> dict[str, list]:

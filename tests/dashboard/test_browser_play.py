@@ -38,7 +38,12 @@ def dashboard(tmp_path_factory):
 
 def _choose_scenario(page, scenario_id: str) -> None:
     """Pick a bundled scenario in the start form by typing its id, and wait until the form
-    shows it (its options are keyed by the scenario's id)."""
+    shows it (its options are keyed by the scenario's id). With unfinished games in the
+    database the page offers to continue one first: "Start a new game" is chosen then."""
+    page.wait_for_function("() => document.querySelector('.st-key-play_what_next') "
+                           "|| document.querySelector('.st-key-play_scenario input')")
+    if page.locator(".st-key-play_what_next").count():
+        page.locator(".st-key-play_what_next").get_by_text("Start a new game").click()
     page.locator(".st-key-play_scenario input").click()
     page.keyboard.type(scenario_id)
     page.keyboard.press("Enter")

@@ -9,7 +9,12 @@ split between the workers at the start, and the short tests stolen at the end ev
 
 Every wait in the suite waits for a condition, up to tests/waits.py's one limit (sized for a
 loaded machine, scaled by WARLOG_TEST_SLOWDOWN); Hypothesis's own per-example deadline and its
-too-slow health check, timings that a busy machine fails, are off for every property test."""
+too-slow health check, timings that a busy machine fails, are off for every property test.
+
+typer's CliRunner builds the click command of the app it is given on every ``invoke`` (every
+command's signature read and its annotations evaluated again): 90% of an in-process ``warlog``
+run here. Each app's command is built once a process instead, as ``warlog`` itself builds it
+once, and again whenever the app's commands change (tests/cli/test_odds_cmd.py adds one)."""
 
 from __future__ import annotations
 
@@ -36,6 +41,25 @@ def pytest_configure(config):
     from streamlit import config as streamlit_config
 
     streamlit_config.set_option("runner.magicEnabled", False)
+    _build_each_cli_once()
+
+
+def _build_each_cli_once() -> None:
+    import typer.testing
+
+    build = typer.testing._get_command  # AttributeError on a typer that no longer has it: loud
+    built: dict[int, tuple[list, object]] = {}  # id(app) -> (what it was built from, command)
+
+    def get_command(app):
+        parts = [app, app.registered_callback, app.info.callback, *app.registered_commands,
+                 None, *app.registered_groups]  # the objects themselves: no id is reused
+        held = built.get(id(app))
+        if held is None or len(held[0]) != len(parts) or any(
+                a is not b for a, b in zip(held[0], parts)):
+            held = built[id(app)] = (parts, build(app))
+        return held[1]
+
+    typer.testing._get_command = get_command
 
 
 def pytest_collection_modifyitems(config, items):

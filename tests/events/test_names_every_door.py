@@ -20,6 +20,7 @@ Counts (printed with ``-s``) go into the issue's closing note.
 
 from __future__ import annotations
 
+import functools
 import random
 import sqlite3
 import unicodedata
@@ -53,6 +54,7 @@ def _chars(predicate: Callable[[str], bool], limit: int = 0x30000) -> list[str]:
     return [chr(c) for c in range(limit) if predicate(chr(c))]
 
 
+@functools.cache  # a scan of every code point: once a process (no caller changes what it gives)
 def _classes() -> dict[str, list[str]]:
     """Characters of each class the id rule refuses, from Unicode's own data."""
     import regex

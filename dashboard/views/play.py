@@ -19,6 +19,8 @@ from warlog.dashboard import board, bot_runner, data, play_session, play_start
 from warlog.dashboard.play_session import DiceNeeded, GameMovedOn, PlayError, Seat, Table
 from warlog.engine import reach
 from warlog.engine.flow import phase_name
+from warlog.events.ids import check_id
+from warlog.events.replay_input import short_repr
 from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.events.store import StoreError
 
@@ -168,9 +170,10 @@ def _to_replay(game: str) -> None:
 
 def _playing(path: str, game: str) -> None:  # noqa: C901 - the page's one layout
     try:
+        check_id(game)  # the address is anyone's text: a bad one is named short, never echoed
         table = _table(path, game)
     except (ValueError, StoreError, sqlite3.Error) as exc:
-        st.error(f"Cannot open game {game}: {exc}")
+        st.error(f"Cannot open the game {short_repr(game, 40)}: {exc}")
         st.button("Back", on_click=_leave)
         return
     if st.query_params.get("play") != game:  # the address names the game: a reload reopens it

@@ -1,0 +1,37 @@
+"""A Play link (``/play?play=GAME&seat=TOKEN``) is anyone's text: an id no game has, or one no
+id could be, is one short line naming the problem (the id shown short, escaped, never echoed
+whole), with a way back, and never an exception."""
+
+from __future__ import annotations
+
+import pytest
+from app_pages import open_page
+
+from warlog.engine.scenario import load_scenario
+from warlog.events.sqlite_store import SQLiteEventStore
+from warlog.tabletop import new_game
+
+
+@pytest.mark.parametrize(("game", "problem"), [
+    ("no-such-game", "no game 'no-such-game' in this database"),
+    ("x" * 5000, "5,000 characters long"),
+    ("../../etc/passwd\x00", "control character (U+0000"),
+    ("игра\u202e", "invisible (format) character (U+202E"),
+])
+def test_a_link_to_no_game_is_one_short_line_and_a_way_back(tmp_path, monkeypatch, game,
+                                                             problem):
+    db = tmp_path / "links.db"
+    with SQLiteEventStore(db) as store:  # a game there: no demo games are seeded
+        new_game(store, load_scenario("ancients-river-crossing"), "held", dice="seeded", seed=1,
+                 players={"red": "Cy", "blue": "Di"}, played="2026-12-01")
+    at = open_page(monkeypatch, db, "views/play.py")
+    at.query_params["play"] = game
+    at.query_params["seat"] = "'; drop table events; --"
+    at.run()
+    assert not at.exception
+    (error,) = at.error
+    assert error.value.startswith("Cannot open the game ") and problem in error.value
+    assert len(error.value) < 400 and "\u202e" not in error.value and "\x00" not in error.value
+    at.button[0].click().run()  # Back: the page as it opens, the game held still there
+    assert not at.exception and not at.error
+    assert at.selectbox(key="play_continue").value == "held"

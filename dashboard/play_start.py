@@ -194,10 +194,17 @@ def choose_continue(path: str, on_choose: Callable[[str], None]) -> bool:
     if st.radio("What next", CHOICES, horizontal=True, key="play_what_next",
                 label_visibility="collapsed") == CHOICES[1]:
         return False
-    ids = [g["id"] for g in unfinished]
-    titles = {g["id"]: g["title"] for g in unfinished}
-    st.selectbox("Unfinished game", ids, key="play_continue",
-                 format_func=lambda i: f"{i} — {titles[i]}")
+    by_id = {g["id"]: g for g in unfinished}
+    chosen = st.selectbox("Unfinished game", list(by_id), key="play_continue",
+                          format_func=lambda i: f"{i} — {by_id[i]['title']}")
+    st.caption(_who_and_when(by_id[chosen]))
     st.button("Continue", key="play_continue_go", type="primary",
               on_click=lambda: on_choose(st.session_state["play_continue"]))
     return True
+
+
+def _who_and_when(game: dict[str, Any]) -> str:
+    """A game's seats, day and length in a line: which game it is, before it is opened."""
+    seats = " v ".join(f"{name} ({side})" for side, name in game["players"].items())
+    played = f" · played {game['played']}" if game.get("played") else ""
+    return f"{seats or 'no players recorded'}{played} · {game['events']:,} events so far"

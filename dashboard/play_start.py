@@ -20,6 +20,7 @@ import streamlit as st
 from warlog.dashboard import data, play_options, play_session
 from warlog.dashboard.play_session import OpeningDiceNeeded, PlayError, Seat
 from warlog.engine.scenario import Scenario, ScenarioError, bundled_scenarios, scenario_from_bytes
+from warlog.engine.state import SIDES
 from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.events.store import StoreError
 
@@ -205,6 +206,7 @@ def choose_continue(path: str, on_choose: Callable[[str], None]) -> bool:
 
 def _who_and_when(game: dict[str, Any]) -> str:
     """A game's seats, day and length in a line: which game it is, before it is opened."""
-    seats = " v ".join(f"{name} ({side})" for side, name in game["players"].items())
+    players = game["players"]
+    seats = " v ".join(f"{players[side]} ({side})" for side in SIDES if side in players)
     played = f" · played {game['played']}" if game.get("played") else ""
     return f"{seats or 'no players recorded'}{played} · {game['events']:,} events so far"

@@ -40,8 +40,9 @@ def test_an_unfinished_game_is_offered_first_and_the_start_form_on_request(tmp_p
     at = open_page(monkeypatch, db, "views/play.py")
     assert at.radio(key="play_what_next").value == "Continue a game"
     assert at.selectbox(key="play_continue").value == "held"
-    assert any(c.value.startswith("Cy (red) v Di (blue) · played 2026-12-01 · ")
-               for c in at.caption)  # which game it is, before it is opened
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("Cy (red) v Di (blue) · played 2026-12-01 · ")
+               for c in captions), captions  # which game it is, before it is opened
     assert not [w for w in at.selectbox if w.key == "play_scenario"]  # the form is not drawn
     at.radio(key="play_what_next").set_value("Start a new game").run()
     assert at.selectbox(key="play_scenario") and not [

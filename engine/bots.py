@@ -236,18 +236,29 @@ def expected_shot(state: GameState, shooter: Unit, target: Unit) -> float:
 
 def _combat_table(state: GameState):
     """The period table whose rows give ranges and halvings: the game's own, or for the density
-    system the One Hour Wargames period it fights by (option combat)."""
-    if state.rule_system == "density":
-        return load_table("ohw")["periods"][state.options["combat"]]
-    return load_table(state.rule_system)["periods"][state.period]
+    system the One Hour Wargames period it fights by (option combat). Kept in the game's memo
+    (it depends on the rule system, period and options alone): bots ask it for every order."""
+    found = state.memo.get("bots.combat_table")
+    if found is None:
+        if state.rule_system == "density":
+            found = load_table("ohw")["periods"][state.options["combat"]]
+        else:
+            found = load_table(state.rule_system)["periods"][state.period]
+        state.memo["bots.combat_table"] = found
+    return found
 
 
 def _defensive_ground(state: GameState, cell) -> bool:
-    """Whether ``cell`` would protect a unit defending on it (for the cautious bot)."""
-    period = _combat_table(state)
-    terrain = state.terrain.get(cell, "open")
-    return any(h.get("defending") and terrain in h.get("terrain", ())
-               for h in period.get("halvings", ()))
+    """Whether ``cell`` would protect a unit defending on it (for the cautious bot). Per cell in
+    the game's memo: it depends on the terrain and the table alone, and is asked of every move."""
+    memo = state.memo.setdefault("bots.defensive_ground", {})
+    found = memo.get(cell)
+    if found is None:
+        period = _combat_table(state)
+        terrain = state.terrain.get(cell, "open")
+        found = memo[cell] = any(h.get("defending") and terrain in h.get("terrain", ())
+                                 for h in period.get("halvings", ()))
+    return found
 
 
 def _end_cell(state: GameState, unit: Unit, order: MoveOrder | RouteOrder):
@@ -268,8 +279,14 @@ def _nearest(state: GameState, unit: Unit, cell) -> tuple[int, Unit | None]:
 
 
 def _is_shooter(state: GameState, unit: Unit) -> bool:
-    row = _combat_table(state)["units"][unit.type]
-    return row.get("shoot_range", row.get("range", 0)) > 1
+    """Whether the unit's type shoots (reach beyond the next cell); per type, in the game's memo
+    (the table never changes within a game)."""
+    memo = state.memo.setdefault("bots.shooter", {})
+    found = memo.get(unit.type)
+    if found is None:
+        row = _combat_table(state)["units"][unit.type]
+        found = memo[unit.type] = row.get("shoot_range", row.get("range", 0)) > 1
+    return found
 
 
 def _facing_score(state: GameState, cell, facing: str, enemy: Unit | None) -> float:
@@ -307,6 +324,16 @@ class Cautious(_Scoring):
         weak = target.hits >= state.options.get("hits_to_remove", 4) // 2
         return 60 + target.hits if (flank or weak) else -1.0
 
+    def to_objective(self, state: GameState, cell) -> int:
+        """Distance from ``cell`` to the nearest objective, remembered for this decision (every
+        move of a unit starts from the same cell, and many end on the same cells)."""
+        key = ("objective", cell)
+        found = self._near.get(key)
+        if found is None:
+            objectives = [tuple(c) for c in state.scenario.victory.objectives]
+            found = self._near[key] = min(state.grid.distance(cell, c) for c in objectives)
+        return found
+
     def move_score(self, state, unit, order):
         end = _end_cell(state, unit, order)
         before, _ = self.nearest(state, unit, unit.cell)
@@ -317,11 +344,8 @@ class Cautious(_Scoring):
         score = 2.0 * good_ground - 0.5
         if after <= 2 and not _is_shooter(state, unit):
             score -= 3
-        objectives = [tuple(c) for c in state.scenario.victory.objectives]
-        if objectives:
-            d0 = min(state.grid.distance(unit.cell, c) for c in objectives)
-            d1 = min(state.grid.distance(end, c) for c in objectives)
-            score += 1.5 * (d0 - d1)
+        if state.scenario.victory.objectives:
+            score += 1.5 * (self.to_objective(state, unit.cell) - self.to_objective(state, end))
         elif after > 4:
             score += before - after
         final = getattr(order, "end_facing", None) or order.facing

@@ -26,6 +26,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import NamedTuple
 
 Cell = tuple[int, int]
@@ -89,6 +90,10 @@ _Y_UNIT = {"square": 0.5, "brick": 0.5, "hex": 1.0 / (2.0 * math.sqrt(3.0))}
 
 _TOLERANCE = 1e-9  # degrees; arc boundaries are included
 
+# Pairs of cells whose distance one grid remembers (a board's on-board pairs: 140 cells make
+# 19,600) before the memo starts again: bounded memory even for off-board cells.
+_DISTANCE_MEMO_LIMIT = 1 << 15
+
 
 def oddr_to_cube(cell: Cell) -> tuple[int, int, int]:
     """Odd-r offset (col, row) -> cube (q, r, s) with q + r + s == 0 (redblobgames)."""
@@ -151,6 +156,8 @@ class Grid:
         object.__setattr__(self, "_square", self.kind == "square")
         # A cell's on-board neighbours, found once (no field: not compared, hashed or shown).
         object.__setattr__(self, "_near", {})
+        # (a, b) -> distance on hexes and bricks, found once (see distance()).
+        object.__setattr__(self, "_dist", {})
 
     # -- topology ----------------------------------------------------------------------------
     def contains(self, cell: Cell) -> bool:
@@ -198,10 +205,28 @@ class Grid:
         return next((f for f in self.facings if self.step(cell, f) == neighbour), None)
 
     def distance(self, a: Cell, b: Cell) -> int:
-        """Steps through sides (never corners): Manhattan on squares, cube distance otherwise."""
+        """Steps through sides (never corners): Manhattan on squares, cube distance otherwise.
+
+        Bots and move generators ask this millions of times a sweep, mostly about the same few
+        thousand pairs: on hexes and bricks (cube arithmetic, several times a dict look-up) each
+        pair's answer is remembered on the grid (immutable, so always right); on squares the sum
+        is already cheaper than the look-up."""
         if self._square:
             return abs(a[0] - b[0]) + abs(a[1] - b[1])
-        # oddr_to_cube inlined (this runs millions of times a game): dq, dr and ds = -dq - dr
+        memo = self._dist
+        try:
+            found = memo.get((a, b))
+        except TypeError:  # a cell given as a list: not a key, just compute it
+            return self._cube_distance(a, b)
+        if found is None:
+            if len(memo) >= _DISTANCE_MEMO_LIMIT:
+                memo.clear()
+            found = memo[a, b] = self._cube_distance(a, b)
+        return found
+
+    @staticmethod
+    def _cube_distance(a: Cell, b: Cell) -> int:
+        # oddr_to_cube inlined: dq, dr and ds = -dq - dr
         ar, br = a[1], b[1]
         dq = a[0] - (ar - (ar & 1)) // 2 - b[0] + (br - (br & 1)) // 2
         dr = ar - br
@@ -290,12 +315,18 @@ class Grid:
         """True if target is in the fire arc (rule grid.arc, an INTERPRETATION): target's centre
         is at most degrees/2 off the facing direction, boundary included (1e-9 tolerance). On
         squares with 90 degrees this is the region between the 45-degree lines from the front
-        corners: |sideways| <= ahead. A cell is never in its own arc."""
+        corners: |sideways| <= ahead. A cell is never in its own arc.
+
+        The answer depends only on the kind, the offset between the two centres (in lattice
+        units), the facing and the arc, so it is found once per such offset (_in_arc_offset):
+        bots ask it for every move they weigh, and the bearing's atan2 is the costly part."""
         if not 0 < degrees <= 360:
             raise ValueError(f"arc must be in (0, 360] degrees, got {degrees}")
         if target == cell:
             return False
-        return self.angle_off(cell, facing, target) <= degrees / 2 + _TOLERANCE
+        self._check_facing(facing)
+        (ax, ay), (bx, by) = self._lattice_centre(cell), self._lattice_centre(target)
+        return _in_arc_offset(self.kind, bx - ax, ay - by, facing, degrees)
 
     def aspect(self, cell: Cell, facing: str, other: Cell) -> str:
         """Which part of a unit at `cell` facing `facing` the adjacent cell `other` touches.
@@ -449,6 +480,27 @@ def areas(grid: Grid, kinds: dict[Cell, str]) -> dict[Cell, int]:
     return numbered
 
 
+@lru_cache(maxsize=1 << 16)
+def _in_arc_offset(kind: str, dx: int, dy: int, facing: str, degrees: float) -> bool:
+    """Grid.in_arc for a target dx lattice units east and dy north of the cell's centre: the
+    same float operations, in the same order, as bearing() and angle_off() (a pure function of
+    its arguments, so remembered; a board of 14 x 10 has some 3,500 offsets and facings)."""
+    bearing = math.degrees(math.atan2(dy * _Y_UNIT[kind], dx / 2))
+    d = abs(bearing - _FACING_ANGLES[kind][facing]) % 360.0
+    return min(d, 360.0 - d) <= degrees / 2 + _TOLERANCE
+
+
 def make_grid(kind: str, width: int, height: int) -> Grid:
-    """A grid of `kind` (one of GRID_KINDS); ValueError for an unknown kind or a bad size."""
+    """A grid of `kind` (one of GRID_KINDS); ValueError for an unknown kind or a bad size.
+
+    Grids are immutable, so one per size is shared by every game on it (_shared_grid: a sweep of
+    games on one board keeps the grid's memo of distances warm instead of starting afresh). Only
+    exact ints are looked up there: True == 1 as a key, but True is no width."""
+    if type(kind) is str and type(width) is int and type(height) is int:
+        return _shared_grid(kind, width, height)
+    return Grid(kind, width, height)
+
+
+@lru_cache(maxsize=8)
+def _shared_grid(kind: str, width: int, height: int) -> Grid:
     return Grid(kind, width, height)

@@ -127,13 +127,22 @@ class Frontier:
         if not state.grid.in_arc(unit.cell, unit.facing, cell, arc):
             raise IllegalOrder("grid.arc", f"{cell} is outside the {arc}-degree arc of "
                                            f"{unit.id} (facing {unit.facing})")
-        near = self.nearest_shot(state)
-        seen = [state.grid.distance(unit.cell, e.cell) for e in state.alive(other_side(unit.side))
-                if state.grid.in_arc(unit.cell, unit.facing, e.cell, arc)]
-        if not any(near <= d <= row["range"] for d in seen):
+        if not self._enemy_in_reach(state, unit, row):
+            grid = state.grid  # the in-arc enemies' distances, for the message
+            seen = [grid.distance(unit.cell, e.cell) for e in state.alive(other_side(unit.side))
+                    if grid.in_arc(unit.cell, unit.facing, e.cell, arc)]
             beside = " (one next to it is not: that is combat, not shooting)" if 1 in seen else ""
             raise IllegalOrder("frontier.artillery", f"{unit.id} has no enemy in range: a battery "
                                                      f"fires only when one is{beside}")
+
+    def _enemy_in_reach(self, state: GameState, unit: Unit, row: dict[str, Any]) -> bool:
+        """frontier.artillery: whether an enemy stands in the battery's arc within its reach
+        (from nearest_shot to its range): it fires only then. The cheap test (distance) first:
+        the arc is asked only of enemies in range."""
+        near, grid, arc = self.nearest_shot(state), state.grid, state.options["arc_degrees"]
+        return any(near <= grid.distance(unit.cell, e.cell) <= row["range"]
+                   and grid.in_arc(unit.cell, unit.facing, e.cell, arc)
+                   for e in state.alive(other_side(unit.side)))
 
     @staticmethod
     def nearest_shot(state: GameState) -> int:
@@ -272,6 +281,8 @@ class Frontier:
 
     def _unit_orders(self, state: GameState, u: Unit) -> list[Order]:
         if state.phase == "artillery" and self.row(state, u)["class"] == "artillery":
+            if not self._enemy_in_reach(state, u, self.row(state, u)):
+                return []  # _check_bombard refuses every cell then: no need to ask of each
             reach = self.row(state, u)["range"]
             near = self.nearest_shot(state)
             cells = [c for c in state.grid.cells()
@@ -307,20 +318,22 @@ class Frontier:
                 for n in state.grid.neighbours(cell):
                     if n in closed or n in path or n == u.cell:
                         continue
-                    for last in (True, False):
-                        try:
-                            left, up = judge.step(cell, n, points, climbed, last=last)
-                        except IllegalOrder:
-                            continue
-                        route = (*path, n)
-                        if last:
-                            ended.setdefault(n, route)
-                        elif not any(p >= left and c <= up for p, c in labels.get(n, [])):
-                            labels.setdefault(n, []).append((left, up))
-                            nxt.append((n, left, up, route))
+                    # judge.step(cell, n, ..., last=True) then last=False, sharing what the two
+                    # have in common (judge.enter): the rest is whether it may stop or pass there
+                    try:
+                        left, up = judge.enter(cell, n, points, climbed, last=True)
+                    except IllegalOrder:
+                        continue
+                    route = (*path, n)
+                    if judge.may_stop(n):
+                        ended.setdefault(n, route)
+                    if judge.may_pass(n) and not any(p >= left and c <= up
+                                                     for p, c in labels.get(n, [])):
+                        labels.setdefault(n, []).append((left, up))
+                        nxt.append((n, left, up, route))
             frontier = nxt
         for n, route in ended.items():
-            fronting = {e.cell for e in self._fronting(state, u, n)}
+            fronting = {e.cell for e in judge.fronting(n)}
             out += [RouteOrder(unit=u.id, path=route, facing=f) for f in state.grid.facings
                     if not fronting or state.grid.step(n, f) in fronting]
         return out
@@ -339,11 +352,53 @@ class _Steps:
         self.occupant = {u.cell: u for u in state.alive()}  # looked up at every step
         self.every_road_cell = state.options["road_cost"] == "every"
         self.retreat = state.options["break_off"] == "retreat"
+        # The cells next to an enemy it may not come into contact with, and next to the enemies
+        # it breaks off from: a set look-up per step instead of a distance per enemy (equal:
+        # the cells at distance 1 are exactly around()'s, on the board or not).
+        around = state.grid.around
+        self.near_others = ({c for e in self.others for c in around(e.cell)} if self.engaged
+                            else set())
+        self.near_engaged = {c for e in self.engaged for c in around(e.cell)}
+        self._fronts: dict[Cell, list[Unit]] = {}
+
+    def fronting(self, cell: Cell) -> list[Unit]:
+        """Frontier._fronting for this position, found once per cell: a route search asks it
+        of every cell it passes, and the units do not move while it searches (do not change the
+        list)."""
+        found = self._fronts.get(cell)
+        if found is None:
+            found = self._fronts[cell] = self.ruleset._fronting(self.state, self.unit, cell)
+        return found
 
     def step(self, prev: Cell, cell: Cell, points: int, climbed: int, *, last: bool
              ) -> tuple[int, int]:
         """The points (in halves) and levels climbed after stepping from ``prev`` into ``cell``
         (``last``: and stopping there); IllegalOrder when the rules refuse the step."""
+        found = self.enter(prev, cell, points, climbed, last=last)
+        if last and not self.may_stop(cell):
+            raise IllegalOrder("frontier.break_off", f"{self.unit.id} breaks off from "
+                               f"{', '.join(e.id for e in self.engaged)} and retreats: it may not "
+                               "end its move next to it again")
+        if not last and not self.may_pass(cell):
+            raise IllegalOrder("frontier.move", f"{self.unit.id} may not pass {cell}, in front "
+                                                "of an enemy: it must stop there")
+        return found
+
+    def may_stop(self, cell: Cell) -> bool:
+        """frontier.break_off: a unit breaking off and retreating may not end next to the enemy
+        it left (step's check for a last step, once enter() has accepted it)."""
+        return not (self.retreat and cell in self.near_engaged)
+
+    def may_pass(self, cell: Cell) -> bool:
+        """frontier.move: a unit may not pass a cell in front of an enemy (step's check for a
+        step that is not the last, once enter() has accepted it)."""
+        return not self.fronting(cell)
+
+    def enter(self, prev: Cell, cell: Cell, points: int, climbed: int, *, last: bool
+              ) -> tuple[int, int]:
+        """step()'s checks but the last two (may_stop, may_pass): the same for a step that stops
+        and one that goes on, but for the rule an own unit's cell is refused under. The route
+        search asks them once for both."""
         s, unit, grid, row = self.state, self.unit, self.state.grid, self.row
         if grid.distance(prev, cell) != 1:
             raise IllegalOrder("grid.adjacent", f"{cell} is not next to {prev}: no diagonal moves")
@@ -373,14 +428,7 @@ class _Steps:
         if climbed > row["climb"]:
             raise IllegalOrder("frontier.hills", f"{unit.type} climb at most {row['climb']} "
                                                  "hill level(s) in a move")
-        if self.engaged and any(grid.distance(e.cell, cell) == 1 for e in self.others):
+        if self.engaged and cell in self.near_others:
             raise IllegalOrder("frontier.break_off", f"{unit.id} breaks off and may not come "
                                                      "into contact with another enemy")
-        if last and self.retreat and any(grid.distance(e.cell, cell) == 1 for e in self.engaged):
-            raise IllegalOrder("frontier.break_off", f"{unit.id} breaks off from "
-                               f"{', '.join(e.id for e in self.engaged)} and retreats: it may not "
-                               "end its move next to it again")
-        if not last and self.ruleset._fronting(s, unit, cell):
-            raise IllegalOrder("frontier.move", f"{unit.id} may not pass {cell}, in front of "
-                                                "an enemy: it must stop there")
         return points - cost, climbed

@@ -122,8 +122,9 @@ class Steps:
         # Breaking contact: every step away from the enemy it faces (option break_contact =
         # away; first_step: only the first), and no cell next to any other enemy.
         self.every_step_away = state.options["break_contact"] == "away"
-        self.others = {n for e in enemies if self.faced is None or e.id != self.faced.id
-                       for n in state.grid.neighbours(e.cell)}
+        # (only read when it faces an enemy: not built for a unit out of contact, the most)
+        self.others = set() if self.faced is None else {
+            n for e in enemies if e.id != self.faced.id for n in state.grid.neighbours(e.cell)}
 
     def problem(self, prev: Cell, cell: Cell, *, first: bool, last: bool) -> IllegalOrder | None:
         """Why the unit may not step from ``prev`` into ``cell`` (``last``: and stop there)."""

@@ -304,12 +304,11 @@ class Grid:
         if a == b:
             raise ValueError(f"a cell has no bearing from itself: {a}")
         (ax, ay), (bx, by) = self._lattice_centre(a), self._lattice_centre(b)
-        return math.degrees(math.atan2((ay - by) * _Y_UNIT[self.kind], (bx - ax) / 2))  # no -0.0
+        return _offset_bearing(self.kind, bx - ax, ay - by)
 
     def angle_off(self, cell: Cell, facing: str, target: Cell) -> float:
         """How far (0..180 degrees) target's centre lies off the facing direction of `cell`."""
-        d = abs(self.bearing(cell, target) - self.facing_angle(facing)) % 360.0
-        return min(d, 360.0 - d)
+        return _degrees_apart(self.bearing(cell, target), self.facing_angle(facing))
 
     def in_arc(self, cell: Cell, facing: str, target: Cell, degrees: float = 90) -> bool:
         """True if target is in the fire arc (rule grid.arc, an INTERPRETATION): target's centre
@@ -480,14 +479,24 @@ def areas(grid: Grid, kinds: dict[Cell, str]) -> dict[Cell, int]:
     return numbered
 
 
+def _offset_bearing(kind: str, dx: int, dy: int) -> float:
+    """Grid.bearing of a centre dx lattice units east and dy north of another's."""
+    return math.degrees(math.atan2(dy * _Y_UNIT[kind], dx / 2))  # no -0.0
+
+
+def _degrees_apart(bearing: float, towards: float) -> float:
+    """How far (0..180 degrees) ``bearing`` lies off the direction ``towards``."""
+    d = abs(bearing - towards) % 360.0
+    return min(d, 360.0 - d)
+
+
 @lru_cache(maxsize=1 << 16)
 def _in_arc_offset(kind: str, dx: int, dy: int, facing: str, degrees: float) -> bool:
-    """Grid.in_arc for a target dx lattice units east and dy north of the cell's centre: the
-    same float operations, in the same order, as bearing() and angle_off() (a pure function of
-    its arguments, so remembered; a board of 14 x 10 has some 3,500 offsets and facings)."""
-    bearing = math.degrees(math.atan2(dy * _Y_UNIT[kind], dx / 2))
-    d = abs(bearing - _FACING_ANGLES[kind][facing]) % 360.0
-    return min(d, 360.0 - d) <= degrees / 2 + _TOLERANCE
+    """Grid.in_arc for a target dx lattice units east and dy north of the cell's centre, by
+    the functions bearing() and angle_off() use (a pure function of its arguments, so
+    remembered; a board of 14 x 10 has some 3,500 offsets and facings)."""
+    off = _degrees_apart(_offset_bearing(kind, dx, dy), _FACING_ANGLES[kind][facing])
+    return off <= degrees / 2 + _TOLERANCE
 
 
 def make_grid(kind: str, width: int, height: int) -> Grid:

@@ -12,6 +12,19 @@ from waits import LIMIT
 APP = str(Path(__file__).resolve().parents[1] / "dashboard" / "app.py")
 
 
+def db_holding_a_game(db: Path) -> Path:
+    """``db`` with one unfinished game in it, "held" (Cy, red, v Di, blue; played 2026-12-01):
+    a database with a game is not seeded with the demo games, and Play offers it to continue."""
+    from warlog.engine.scenario import load_scenario
+    from warlog.events.sqlite_store import SQLiteEventStore
+    from warlog.tabletop import new_game
+
+    with SQLiteEventStore(db) as store:
+        new_game(store, load_scenario("ancients-river-crossing"), "held", dice="seeded", seed=1,
+                 players={"red": "Cy", "blue": "Di"}, played="2026-12-01")
+    return db
+
+
 def open_page(monkeypatch, db: Path, page: str) -> AppTest:
     """The app run once over ``db`` (WARLOG_DB), then switched to ``page`` ("views/play.py")."""
     monkeypatch.setenv("WARLOG_DB", str(db))

@@ -8,24 +8,20 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from app_pages import open_page
+from app_pages import db_holding_a_game, open_page
 
 from warlog.dashboard.play_options import option_rows, with_options
 from warlog.engine.rules import catalogue
 from warlog.engine.scenario import ScenarioError, bundled_scenarios, load_scenario
 from warlog.engine.verify import verify
 from warlog.events.sqlite_store import SQLiteEventStore
-from warlog.tabletop import new_game
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def page(tmp_path, monkeypatch) -> tuple[AppTest, Path]:
-    db = tmp_path / "start.db"
-    with SQLiteEventStore(db) as store:  # a game already there: no demo games are seeded
-        new_game(store, load_scenario("ancients-river-crossing"), "held", dice="seeded", seed=1,
-                 players={"red": "Cy", "blue": "Di"}, played="2026-12-01")
+    db = db_holding_a_game(tmp_path / "start.db")
     at = open_page(monkeypatch, db, "views/play.py")
     at.radio(key="play_what_next").set_value("Start a new game").run()  # held: Continue first
     return at, db
@@ -33,11 +29,7 @@ def page(tmp_path, monkeypatch) -> tuple[AppTest, Path]:
 
 def test_an_unfinished_game_is_offered_first_and_the_start_form_on_request(tmp_path,
                                                                           monkeypatch):
-    db = tmp_path / "start.db"
-    with SQLiteEventStore(db) as store:
-        new_game(store, load_scenario("ancients-river-crossing"), "held", dice="seeded", seed=1,
-                 players={"red": "Cy", "blue": "Di"}, played="2026-12-01")
-    at = open_page(monkeypatch, db, "views/play.py")
+    at = open_page(monkeypatch, db_holding_a_game(tmp_path / "start.db"), "views/play.py")
     assert at.radio(key="play_what_next").value == "Continue a game"
     assert at.selectbox(key="play_continue").value == "held"
     captions = [c.value for c in at.caption]

@@ -5,11 +5,7 @@ whole), with a way back, and never an exception."""
 from __future__ import annotations
 
 import pytest
-from app_pages import open_page
-
-from warlog.engine.scenario import load_scenario
-from warlog.events.sqlite_store import SQLiteEventStore
-from warlog.tabletop import new_game
+from app_pages import db_holding_a_game, open_page
 
 
 @pytest.mark.parametrize(("game", "problem"), [
@@ -20,11 +16,7 @@ from warlog.tabletop import new_game
 ])
 def test_a_link_to_no_game_is_one_short_line_and_a_way_back(tmp_path, monkeypatch, game,
                                                              problem):
-    db = tmp_path / "links.db"
-    with SQLiteEventStore(db) as store:  # a game there: no demo games are seeded
-        new_game(store, load_scenario("ancients-river-crossing"), "held", dice="seeded", seed=1,
-                 players={"red": "Cy", "blue": "Di"}, played="2026-12-01")
-    at = open_page(monkeypatch, db, "views/play.py")
+    at = open_page(monkeypatch, db_holding_a_game(tmp_path / "links.db"), "views/play.py")
     at.query_params["play"] = game
     at.query_params["seat"] = "'; drop table events; --"
     at.run()

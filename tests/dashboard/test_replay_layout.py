@@ -1,7 +1,7 @@
 """The Replay page's layout and actions through AppTest: the options and the verification line
 folded away (a failure still in sight), narrated events with their raw names behind a toggle,
-each rule cited in a step shown once, and "Continue from here" forking a stored game into the
-Play page."""
+each rule cited in a step shown once (teaching mode's answer included), and "Continue from
+here" forking a stored game into the Play page."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from streamlit.testing.v1 import AppTest
 from waits import LIMIT
 
 from warlog.dashboard import scrub
-from warlog.engine import analysis
+from warlog.engine import analysis, teaching
+from warlog.engine.fold import Timeline
 from warlog.engine.rules import catalogue
 from warlog.events.replay_file import encode_replay
 from warlog.events.sqlite_store import SQLiteEventStore
@@ -99,11 +100,45 @@ def test_each_rule_cited_in_a_step_is_shown_once(tmp_path, monkeypatch, played):
     at = _go(_page(tmp_path, monkeypatch, played), index)
     text = "\n".join(c.value for c in at.caption)
     for rid in cited:
-        rule = catalogue().get(rid)
-        paragraph = f"`{rid}` {rule.text}" if rule else f"`{rid}`"
-        assert text.count(paragraph) == 1, rid
+        assert text.count(_paragraph(rid)) == 1, rid
     assert scrub.cited_rules(played[step.first : step.last + 1]) == list(
         dict.fromkeys(r for e in played[step.first : step.last + 1] for r in e.get("rules") or ()))
+
+
+def _paragraph(rid: str) -> str:
+    rule = catalogue().get(rid)
+    return f"`{rid}` {rule.text}" if rule else f"`{rid}`"
+
+
+def test_an_answered_teaching_question_gives_its_rules_once(tmp_path, monkeypatch, played):
+    """Teaching mode: after an answer, the rules the answer gave are not listed again under the
+    step's events, and the step's other rules are."""
+    steps = analysis.steps(played)
+    timeline = Timeline(played)
+    questions = [q for q in (teaching.question(played, s, timeline.state_at) for s in steps)
+                 if q is not None]
+    # a question whose step cites a rule beyond the answer's, so both lists show
+    q = next(q for q in questions if q.rules and set(q.rules) < {
+        r for e in played[steps[q.step].first : steps[q.step].last + 1]
+        for r in e.get("rules") or ()})
+    step = steps[q.step]
+    cited = {r for e in played[step.first : step.last + 1] for r in e.get("rules") or ()}
+
+    at = _page(tmp_path, monkeypatch, played)
+    at.toggle(key="teaching").set_value(True).run()
+    at = _go(at, q.step)
+    assert any(m.value.startswith("**Question:**") for m in at.markdown)
+    if q.choices:
+        at.radio(key=f"teach_given_{q.step}").set_value(q.choices[0]).run()
+    else:
+        at.number_input(key=f"teach_given_{q.step}").set_value(0).run()
+    at.button(key="teach_answer").click().run()
+    assert not at.exception
+
+    text = "\n".join(c.value for c in at.caption)
+    for rid in cited:
+        assert text.count(_paragraph(rid)) == 1, rid
+    assert any(m.value.startswith("**Other rules cited in this step**") for m in at.markdown)
 
 
 def test_fork_point_is_a_step_after_which_the_game_waits(played):

@@ -526,6 +526,16 @@ def verdict(ok: bool) -> str:
     return "pass" if ok else "FAIL"
 
 
+def say_browser_conditions(browser: dict[str, Any]) -> None:
+    """What the browser figures were measured under: the load, clicks lost, exceptions."""
+    console.print("Load average (1 min) at the start and the end of the browser part: "
+                  + " and ".join(f"{x:.1f}" for x in browser["load"])
+                  + f" on {os.cpu_count()} cores: wall time counts the other processes' "
+                  "turns too; read the ratios and the server's CPU beside it")
+    console.print(f"Clicks lost in a redraw and made again: {browser['lost']}; "
+                  f"exceptions on the pages: {browser['exceptions']}")
+
+
 def first_board_only(counts: dict[str, Any]) -> int:
     """Target 3 alone (``--only first-board``): the same loads as the whole run, nothing else."""
     if not Path(CHROMIUM).exists():
@@ -546,10 +556,7 @@ def first_board_only(counts: dict[str, Any]) -> int:
         table.add_row(game, cell(loads[game], "{:.2f}"), f"<= {TARGETS['first_board_s']:.0f} s",
                       verdict(p95 <= TARGETS["first_board_s"]))
     console.print(table)
-    console.print("Load average (1 min) at the start and the end: "
-                  + " and ".join(f"{x:.1f}" for x in browser["load"]) + f" on {os.cpu_count()} "
-                  f"cores; clicks lost and made again: {browser['lost']}; exceptions on the pages: "
-                  f"{browser['exceptions']}")
+    say_browser_conditions(browser)
     return 0
 
 
@@ -638,12 +645,7 @@ def main(argv: list[str] | None = None) -> int:
             bt.add_row("  the server's CPU from the click to idle, ms (10 ms ticks)",
                        cell(browser["server"][BIG]), cell(browser["server"][TINY]), "")
             console.print(bt)
-            console.print("Load average (1 min) at the start and the end of the browser part: "
-                          + " and ".join(f"{x:.1f}" for x in browser["load"])
-                          + f" on {os.cpu_count()} cores: wall time counts the other processes' "
-                          "turns too; read the ratios and the server's CPU beside it")
-            console.print(f"Clicks lost in a redraw and made again: {browser['lost']}; "
-                          f"exceptions on the pages: {browser['exceptions']}")
+            say_browser_conditions(browser)
             p95 = pct(rep[BIG], 95)
             ok = p95 <= TARGETS["repaint_ms"]
             if not ok:

@@ -36,7 +36,8 @@ import streamlit as st
 from warlog.dashboard import background
 from warlog.dashboard.background import Progress
 from warlog.engine import analysis, teaching
-from warlog.engine.fold import FoldError, Timeline
+from warlog.engine.fold import FoldError, Timeline, replay
+from warlog.engine.state import GameState
 from warlog.engine.verify import (Report, order_count, require_rederived, search_sides,
                                   verify, what_was_checked)
 from warlog.events.replay_file import ReplayError, encode_replay, load_replay_bytes, store_game
@@ -78,6 +79,13 @@ def read_events(path: str, game: str, count: int) -> list[Event]:
     cache key only."""
     with SQLiteEventStore(path) as store:
         return store.read(game)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def state_now(path: str, game: str, count: int) -> GameState:
+    """The state of ``game`` after its last stored event (shared: read only; ``count`` keys the
+    cache): the board of a game offered to continue, before it is opened."""
+    return replay(read_events(path, game, count))
 
 
 def parse_upload(data: bytes, name: str = "upload.jsonl") -> list[Event]:

@@ -17,8 +17,10 @@ from typing import Any
 
 import streamlit as st
 
-from warlog.dashboard import data, play_options, play_session
+from warlog.dashboard import board, data, play_options, play_session
 from warlog.dashboard.play_session import OpeningDiceNeeded, PlayError, Seat
+from warlog.engine.flow import phase_name
+from warlog.engine.fold import FoldError
 from warlog.engine.scenario import Scenario, ScenarioError, bundled_scenarios, scenario_from_bytes
 from warlog.engine.state import SIDES
 from warlog.events.sqlite_store import SQLiteEventStore
@@ -196,12 +198,30 @@ def choose_continue(path: str, on_choose: Callable[[str], None]) -> bool:
                 label_visibility="collapsed") == CHOICES[1]:
         return False
     by_id = {g["id"]: g for g in unfinished}
-    chosen = st.selectbox("Unfinished game", list(by_id), key="play_continue",
-                          format_func=lambda i: f"{i} — {by_id[i]['title']}")
-    st.caption(_who_and_when(by_id[chosen]))
-    st.button("Continue", key="play_continue_go", type="primary",
-              on_click=lambda: on_choose(st.session_state["play_continue"]))
+    picker, preview = st.columns([2, 3])
+    with picker:
+        chosen = st.selectbox("Unfinished game", list(by_id), key="play_continue",
+                              format_func=lambda i: f"{i} — {by_id[i]['title']}")
+        st.caption(_who_and_when(by_id[chosen]))
+        st.button("Continue", key="play_continue_go", type="primary",
+                  on_click=lambda: on_choose(st.session_state["play_continue"]))
+    with preview:
+        _where_it_stands(path, by_id[chosen])
     return True
+
+
+def _where_it_stands(path: str, game: dict[str, Any]) -> None:
+    """The board of the game offered, as it stands (hover a counter for the unit): which game
+    it is at a glance. It also has the browser load its charting code while the player reads,
+    so the board after "Continue" is drawn at once rather than after that load."""
+    try:
+        state = data.state_now(path, game["id"], game["events"])
+    except (FoldError, StoreError, sqlite3.Error) as exc:
+        st.caption(f"Its board cannot be drawn: {exc}")
+        return
+    st.caption(f"Turn {state.turn} · {state.side or '—'} {phase_name(state.phase)}")
+    st.plotly_chart(board.board_figure(state), key="play_preview",
+                    config={"displayModeBar": False})
 
 
 def _who_and_when(game: dict[str, Any]) -> str:

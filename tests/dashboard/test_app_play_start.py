@@ -4,6 +4,7 @@ options module under it (dashboard/play_options.py)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -27,21 +28,56 @@ def page(tmp_path, monkeypatch) -> tuple[AppTest, Path]:
     return at, db
 
 
+def landing_board(at: AppTest) -> list[dict]:
+    """The traces of the one board on the Play page's landing (the game offered to continue)."""
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1 and "play_preview" in charts[0].proto.id
+    return json.loads(charts[0].proto.spec)["data"]
+
+
 def test_an_unfinished_game_is_offered_first_and_the_start_form_on_request(tmp_path,
                                                                           monkeypatch):
-    at = open_page(monkeypatch, db_holding_a_game(tmp_path / "start.db"), "views/play.py")
+    db = db_holding_a_game(tmp_path / "start.db")
+    at = open_page(monkeypatch, db, "views/play.py")
     assert at.radio(key="play_what_next").value == "Continue a game"
     assert at.selectbox(key="play_continue").value == "held"
     captions = [c.value for c in at.caption]
     assert any(c.startswith("Cy (red) v Di (blue) · played 2026-12-01 · ")
                for c in captions), captions  # which game it is, before it is opened
     assert not [w for w in at.selectbox if w.key == "play_scenario"]  # the form is not drawn
+    preview = landing_board(at)  # where it stands: every unit of the game, none marked to act
+    with SQLiteEventStore(db) as store:
+        units = {u["id"] for u in store.read("held")[0]["scenario"]["units"]}
+    drawn = {uid for t in preview if (t.get("meta") or {}).get("role") == "units"
+             for uid in t["customdata"]}
+    assert drawn == units
+    assert not [t for t in preview if (t.get("meta") or {}).get("role") == "ready"]
     at.radio(key="play_what_next").set_value("Start a new game").run()
+    assert not at.get("plotly_chart")
     assert at.selectbox(key="play_scenario") and not [
         w for w in at.selectbox if w.key == "play_continue"]
     at.radio(key="play_what_next").set_value("Continue a game").run()
     at.button(key="play_continue_go").click().run()
     assert not at.exception and at.session_state["play_game"] == "held"
+
+
+def test_a_game_that_does_not_fold_is_offered_with_a_line_not_a_traceback(tmp_path,
+                                                                         monkeypatch):
+    """A stored game the engine refuses to fold (a database changed outside warlog, or a rule
+    system changed since) is still offered; its board is a line saying why."""
+    from warlog.dashboard import data
+    from warlog.engine.fold import FoldError
+
+    def refuse(events):
+        raise FoldError(f"event 2 of {len(events)} does not fold")
+
+    monkeypatch.setattr(data, "replay", refuse)
+    at = open_page(monkeypatch, db_holding_a_game(tmp_path / "start.db"), "views/play.py")
+    assert at.selectbox(key="play_continue").value == "held"
+    assert not at.get("plotly_chart")
+    said = [c.value for c in at.caption if c.value.startswith("Its board cannot be drawn")]
+    assert said == ["Its board cannot be drawn: event 2 of 2 does not fold"], \
+        [c.value for c in at.caption]
 
 
 def test_with_no_unfinished_game_the_start_form_is_all_there_is(tmp_path, monkeypatch):

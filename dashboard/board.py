@@ -45,6 +45,8 @@ OBJECTIVE_COLOUR = "#f2b705"
 ATTACK_COLOURS = {"shooting": "#ef6c00", "melee": "#6a1b9a", "contact": "#6a1b9a",
                   "shell": "#d84315"}
 BOARD_PX = 720  # the width the board is sized for: markers are pixels, cells are data units
+TOP_PX = 34  # room above the board for its column numbers
+LEGEND_PX = 510  # about the plot's width in the pages at 1400 px: the legend's rows are counted at it
 
 
 def _scatter(**props: Any) -> dict:
@@ -346,6 +348,24 @@ def _add_ready(traces: list[dict], state: GameState, ready: Sequence[str],
         meta={"role": "ready", "units": [u.id for u in units]}))
 
 
+def _legend_room(traces: list[dict]) -> int:
+    """Pixels under the board for its legend, reserved in the layout: a legend that does not
+    fit makes plotly draw the whole figure, grow the margin and draw it all again, on every
+    redraw (a third of a click's repaint). Its rows are counted as plotly lays them out (an
+    entry about 42 px and 6 px a letter wide, a row up to 29 px high), measured in chromium on
+    every bundled scenario's board; a legend wider than counted still fits, plotly then growing
+    the margin itself at the cost of that second drawing."""
+    rows, used = 0, 0.0
+    for trace in traces:
+        if trace.get("showlegend", True) is False:
+            continue
+        width = 42 + 6 * len(trace.get("name") or "")
+        if rows == 0 or used + width > LEGEND_PX:
+            rows, used = rows + 1, 0.0
+        used += width
+    return 28 + 29 * rows if rows else 10
+
+
 def board_figure(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
                  selected: UnitReach | None = None, width_px: int = BOARD_PX,
                  ready: Sequence[str] = ()) -> go.Figure:
@@ -358,7 +378,6 @@ def board_figure(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
     grid = state.grid
     w, h = _extent(grid)
     cell_px = width_px / w
-    height = int(cell_px * h) + 120  # + the column numbers above and the legend below
     size = max(10.0, cell_px * 0.6)
     traces: list[dict] = []
     annotations: list[dict] = []
@@ -379,10 +398,12 @@ def board_figure(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
     for trace in traces:  # a click selects a unit: plotly must not fade the rest of the board
         opacity = trace.get("marker", {}).get("opacity", 1)
         trace["selected"] = trace["unselected"] = {"marker": {"opacity": opacity}}
+    bottom = _legend_room(traces)
+    height = int(cell_px * h) + TOP_PX + bottom + 10
     row0 = [grid.centre((c, 0)) for c in range(grid.width)]
     col0 = [grid.centre((0, r)) for r in range(grid.height)]
     layout = dict(
-        height=height, margin={"l": 30, "r": 10, "t": 10, "b": 10}, plot_bgcolor="white",
+        height=height, margin={"l": 30, "r": 10, "t": TOP_PX, "b": bottom}, plot_bgcolor="white",
         paper_bgcolor="white", hovermode="closest", uirevision=state.game,
         legend={"orientation": "h", "yanchor": "top", "y": -0.02, "x": 0},
         xaxis={"showgrid": False, "zeroline": False, "range": [-0.05, w + 0.05], "side": "top",

@@ -60,6 +60,16 @@ UNITS_AT = """side => JSON.stringify(document.querySelector('.js-plotly-plot')._
     .map(t => [Array.from(t.x), Array.from(t.y)]))"""
 
 
+def assert_drawn_in_one_pass(page) -> None:
+    """The board's layout leaves room for its column numbers and its legend (its legend with a
+    selected unit's marks, the fullest it gets): plotly had no margin to grow, which would have
+    made it draw the whole board twice on every redraw (dashboard/board.py ``_legend_room``)."""
+    size, margin = page.evaluate("""() => { const l = document.querySelector('.js-plotly-plot')
+        ._fullLayout; return [[l._size.t, l._size.b, l._size.l, l._size.r],
+                              [l.margin.t, l.margin.b, l.margin.l, l.margin.r]]; }""")
+    assert size == margin
+
+
 def _move_one_unit(page, side: str) -> None:
     """Select one of ``side``'s units by clicking it, click a cell it may move to, and choose
     the first order that click offers (or none, when it gave the one order there); wait until
@@ -74,6 +84,7 @@ def _move_one_unit(page, side: str) -> None:
             .some(t => t.meta && t.meta.role === 'reach_moves')""")
 
     wait_until(select, lambda: "a click on the unit never selected it")
+    assert_drawn_in_one_pass(page)
     x, y, _, _ = board_point(page, "reach_moves")
 
     def click_cell() -> bool:

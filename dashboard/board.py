@@ -45,6 +45,7 @@ OBJECTIVE_COLOUR = "#f2b705"
 ATTACK_COLOURS = {"shooting": "#ef6c00", "melee": "#6a1b9a", "contact": "#6a1b9a",
                   "shell": "#d84315"}
 BOARD_PX = 720  # the width the board is sized for: markers are pixels, cells are data units
+PAGE_PX = 516  # the board's plot width in the pages at 1400 px: counters then fill their cells
 TOP_PX = 34  # room above the board for its column numbers
 LEGEND_PX = 510  # about the plot's width in the pages at 1400 px: the legend's rows are counted at it
 

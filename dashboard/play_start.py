@@ -220,7 +220,7 @@ def _where_it_stands(path: str, game: dict[str, Any]) -> None:
         st.caption(f"Its board cannot be drawn: {exc}")
         return
     st.caption(f"Turn {state.turn} · {state.side or '—'} {phase_name(state.phase)}")
-    st.plotly_chart(board.board_figure(state), key="play_preview",
+    st.plotly_chart(board.board_figure(state, width_px=board.PAGE_PX), key="play_preview",
                     config={"displayModeBar": False})
 
 

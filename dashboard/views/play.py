@@ -211,7 +211,8 @@ def _playing(path: str, game: str) -> None:  # noqa: C901 - the page's one layou
         selected = None if unit is None else reach.unit_reach(state, unit)
         ready = table.units_to_act() if seat is not None and not seat.bot and \
             table.may_order() else ()
-        st.plotly_chart(board.board_figure(state, selected=selected, ready=ready),
+        st.plotly_chart(board.board_figure(state, selected=selected, ready=ready,
+                                           width_px=board.PAGE_PX),
                         key="play_board",
                         on_select=lambda: _board_clicked(table), selection_mode="points",
                         config={"displayModeBar": False})

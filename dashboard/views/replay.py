@@ -419,7 +419,8 @@ def main() -> None:
         marks = analysis.highlights(events[step.first : shown + 1], state)
         drawn = st.container()  # the board first on the page, its unit picker below it
         selected = unit_picker(state)
-        drawn.plotly_chart(board.board_figure(state, highlight=marks, selected=selected),
+        drawn.plotly_chart(board.board_figure(state, highlight=marks, selected=selected,
+                                              width_px=board.PAGE_PX),
                            key="board", on_select=partial(_board_clicked, state),
                            selection_mode="points", config={"displayModeBar": False})
         st.caption(f"{'Before the answer' if hidden else 'After this step'}: turn {state.turn} · "

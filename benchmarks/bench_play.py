@@ -32,7 +32,7 @@ verdict), detail tables before it:
    game, alternated tab by tab. Wall time (a browser and a server are two processes).
 3. **First board on a warm server, <= 3 s**: from ``page.goto(.../play)`` (a new tab in the same
    browser, so its cache is warm too) to the first board with its counters drawn: the landing's
-   board of the game offered to continue. Then, as a player does it, "Continue" is clicked once
+   still picture of the game offered to continue (an SVG drawn from the board's figure). Then, as a player does it, "Continue" is clicked once
    the landing is drawn and idle, and the time to the playable board (the units that may act
    marked) is printed beside it. Each server has served one page before. Reference: the tiny
    game's server, alternated.
@@ -308,10 +308,12 @@ def stop_server(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
-# A board with its counters drawn: the landing's board of the game offered to continue, or the
-# playable board; the playable board marks the units that may act (the person's side is to act).
-BOARD_DRAWN = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).some(el =>
-    el._fullData && el._fullData.some(t => t.meta && t.meta.role === 'units' && t._length > 0))"""
+# A board with its counters drawn: the landing's still picture of the game offered to continue
+# (dashboard/board_svg.py) or a plotly board; the playable board marks the units that may act
+# (the person's side is to act).
+BOARD_DRAWN = """() => !!document.querySelector('svg[data-board="still"] rect title')
+    || Array.from(document.querySelectorAll('.js-plotly-plot')).some(el => el._fullData
+       && el._fullData.some(t => t.meta && t.meta.role === 'units' && t._length > 0))"""
 PLAYABLE = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).some(el =>
     el._fullData && el._fullData.some(t => t.meta && t.meta.role === 'ready'))"""
 SELECTED = """uid => { const el = document.querySelector('.js-plotly-plot');

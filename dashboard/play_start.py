@@ -18,6 +18,7 @@ from typing import Any
 import streamlit as st
 
 from warlog.dashboard import board, data, play_options, play_session
+from warlog.dashboard.board_svg import board_svg
 from warlog.dashboard.play_session import OpeningDiceNeeded, PlayError, Seat
 from warlog.engine.flow import phase_name
 from warlog.engine.fold import FoldError
@@ -212,16 +213,18 @@ def choose_continue(path: str, on_choose: Callable[[str], None]) -> bool:
 
 def _where_it_stands(path: str, game: dict[str, Any]) -> None:
     """The board of the game offered, as it stands (hover a counter for the unit): which game
-    it is at a glance. It also has the browser load its charting code while the player reads,
-    so the board after "Continue" is drawn at once rather than after that load."""
+    it is at a glance. A still picture (dashboard/board_svg.py), drawn as soon as it arrives:
+    the page's charting code is a second's work for the browser, due only with the board played
+    on."""
     try:
         state = data.state_now(path, game["id"], game["events"])
     except (FoldError, StoreError, sqlite3.Error) as exc:
         st.caption(f"Its board cannot be drawn: {exc}")
         return
     st.caption(f"Turn {state.turn} · {state.side or '—'} {phase_name(state.phase)}")
-    st.plotly_chart(board.board_figure(state, width_px=board.PAGE_PX), key="play_preview",
-                    config={"displayModeBar": False})
+    # markdown, not st.html (which drew nothing of an SVG here); every text in it is escaped
+    st.markdown(board_svg(board.board_figure(state, width_px=board.PAGE_PX), board.PAGE_PX,
+                          title=f"The board of {game['id']}"), unsafe_allow_html=True)
 
 
 def _who_and_when(game: dict[str, Any]) -> str:

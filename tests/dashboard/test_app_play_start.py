@@ -4,7 +4,7 @@ options module under it (dashboard/play_options.py)."""
 
 from __future__ import annotations
 
-import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -28,11 +28,13 @@ def page(tmp_path, monkeypatch) -> tuple[AppTest, Path]:
     return at, db
 
 
-def landing_board(at: AppTest) -> list[dict]:
-    """The traces of the one board on the Play page's landing (the game offered to continue)."""
-    charts = at.get("plotly_chart")
-    assert len(charts) == 1 and "play_preview" in charts[0].proto.id
-    return json.loads(charts[0].proto.spec)["data"]
+def landing_board(at: AppTest) -> ET.Element:
+    """The one board on the Play page's landing (the game offered to continue): a still
+    picture, no plotly chart (plotly.js is loaded only with the board played on)."""
+    assert not at.get("plotly_chart")
+    pictures = [m.value for m in at.markdown if 'data-board="still"' in m.value]
+    assert len(pictures) == 1
+    return ET.fromstring(pictures[0])
 
 
 def test_an_unfinished_game_is_offered_first_and_the_start_form_on_request(tmp_path,
@@ -45,15 +47,14 @@ def test_an_unfinished_game_is_offered_first_and_the_start_form_on_request(tmp_p
     assert any(c.startswith("Cy (red) v Di (blue) · played 2026-12-01 · ")
                for c in captions), captions  # which game it is, before it is opened
     assert not [w for w in at.selectbox if w.key == "play_scenario"]  # the form is not drawn
-    preview = landing_board(at)  # where it stands: every unit of the game, none marked to act
+    picture = landing_board(at)  # where it stands: every unit of the game, by its hover text
     with SQLiteEventStore(db) as store:
         units = {u["id"] for u in store.read("held")[0]["scenario"]["units"]}
-    drawn = {uid for t in preview if (t.get("meta") or {}).get("role") == "units"
-             for uid in t["customdata"]}
-    assert drawn == units
-    assert not [t for t in preview if (t.get("meta") or {}).get("role") == "ready"]
+    tips = [t.text for t in picture.iter("{http://www.w3.org/2000/svg}title")]
+    assert tips[0] == "The board of held"
+    assert {tip.split(" ", 1)[0].split("\n", 1)[0] for tip in tips[1:]} == units
     at.radio(key="play_what_next").set_value("Start a new game").run()
-    assert not at.get("plotly_chart")
+    assert not [m for m in at.markdown if 'data-board="still"' in m.value]
     assert at.selectbox(key="play_scenario") and not [
         w for w in at.selectbox if w.key == "play_continue"]
     at.radio(key="play_what_next").set_value("Continue a game").run()
@@ -74,7 +75,7 @@ def test_a_game_that_does_not_fold_is_offered_with_a_line_not_a_traceback(tmp_pa
     monkeypatch.setattr(data, "replay", refuse)
     at = open_page(monkeypatch, db_holding_a_game(tmp_path / "start.db"), "views/play.py")
     assert at.selectbox(key="play_continue").value == "held"
-    assert not at.get("plotly_chart")
+    assert not [m for m in at.markdown if 'data-board="still"' in m.value]
     said = [c.value for c in at.caption if c.value.startswith("Its board cannot be drawn")]
     assert said == ["Its board cannot be drawn: event 2 of 2 does not fold"], \
         [c.value for c in at.caption]

@@ -1,0 +1,214 @@
+"""The board as a still SVG picture, drawn from the very figure the pages draw with plotly.
+
+Why: plotly.js is about 4.7 MB of script that the browser loads and runs the first time a page
+shows a chart (about a second on a slow machine, before anything is drawn). The Play page's
+landing shows the board of the game offered to continue as this picture instead, which the
+browser draws as soon as it arrives. It is a translation of ``board.board_figure``'s traces (the
+one place the board is drawn), not a second drawing of the board: cells, counters, map symbols,
+codes, labels, pips, facing and marks come out as plotly would place them, in the figure's data
+units, with a unit's hover text as its tooltip. It reads only what the board's traces use
+(scatter lines, filled shapes, markers, text); the legend and the axes' grid are left out, the
+column and row numbers kept.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from html import escape, unescape
+from typing import Any
+
+import plotly.graph_objects as go
+
+PAD = 0.15  # data units of paper around the cells
+NUMBERS = 0.45  # data units kept above and left of the board for the column and row numbers
+CLEAR = 0.05  # markers fainter than this are hover targets: drawn only as their tooltips
+
+
+def _points(trace: dict) -> list[tuple[float, float] | None]:
+    xs, ys = trace.get("x") or [], trace.get("y") or []
+    return [None if x is None or y is None else (float(x), float(y)) for x, y in zip(xs, ys)]
+
+
+def _each(value: Any, i: int, default: Any = None) -> Any:
+    """A marker property that is one value for all points or a list of one per point."""
+    if isinstance(value, (list, tuple)):
+        return value[i] if i < len(value) else default
+    return default if value is None else value
+
+
+def _runs(points: list[tuple[float, float] | None]) -> list[list[tuple[float, float]]]:
+    """The polylines of a lines trace: runs of points between the Nones."""
+    runs: list[list[tuple[float, float]]] = [[]]
+    for p in points:
+        if p is None:
+            runs.append([])
+        else:
+            runs[-1].append(p)
+    return [r for r in runs if r]
+
+
+def _num(v: float) -> str:
+    return f"{v:.3f}".rstrip("0").rstrip(".")
+
+
+def _path(run: list[tuple[float, float]], close: bool) -> str:
+    head, *rest = run
+    d = f"M{_num(head[0])},{_num(head[1])}" + "".join(f"L{_num(x)},{_num(y)}" for x, y in rest)
+    return d + ("Z" if close else "")
+
+
+DASHES = {"dash": "4,3", "dot": "1,2", "dashdot": "4,2,1,2"}
+
+
+def _lines(trace: dict, px: float) -> list[str]:
+    line = trace.get("line") or {}
+    colour = line.get("color", "#444")
+    width = float(line.get("width", 2)) / px
+    filled = trace.get("fill") == "toself"
+    fill = trace.get("fillcolor", colour) if filled else "none"
+    stroke = "none" if filled and line.get("width") == 0 else colour
+    dash = DASHES.get(line.get("dash", "solid"))
+    style = (f'fill="{escape(fill)}" stroke="{escape(stroke)}" stroke-width="{_num(width)}"'
+             + (f' stroke-dasharray="{",".join(_num(float(d) * width) for d in dash.split(","))}"'
+                if dash else "") + ' stroke-linejoin="round"')
+    return [f'<path d="{_path(run, filled)}" {style}/>' for run in _runs(_points(trace))]
+
+
+def _regular(x: float, y: float, r: float, corners: int, turn: float) -> str:
+    pts = [(x + r * math.sin(math.radians(turn + 360 * k / corners)),
+            y - r * math.cos(math.radians(turn + 360 * k / corners))) for k in range(corners)]
+    return " ".join(f"{_num(a)},{_num(b)}" for a, b in pts)
+
+
+def _marker(symbol: str, x: float, y: float, size: float, angle: float, colour: str,
+            edge: str, edge_width: float) -> str:
+    """One marker, ``size`` across in data units (plotly's marker size is its diameter)."""
+    r = size / 2
+    hollow = symbol.endswith("-open")
+    shape = symbol.removesuffix("-open")
+    fill = "none" if hollow else colour
+    stroke = colour if hollow else edge
+    width = max(edge_width, size * 0.08) if hollow else edge_width
+    paint = f'fill="{escape(fill)}" stroke="{escape(stroke)}" stroke-width="{_num(width)}"'
+    if shape == "square":
+        return (f'<rect x="{_num(x - r)}" y="{_num(y - r)}" width="{_num(size)}" '
+                f'height="{_num(size)}" {paint}/>')
+    if shape in ("triangle-up", "arrow"):
+        return f'<polygon points="{_regular(x, y, r * 1.15, 3, angle)}" {paint}/>'
+    if shape == "diamond":
+        return f'<polygon points="{_regular(x, y, r * 1.2, 4, 0)}" {paint}/>'
+    if shape in ("x-thin", "x"):
+        d = r * 0.8
+        return (f'<path d="M{_num(x - d)},{_num(y - d)}L{_num(x + d)},{_num(y + d)}'
+                f'M{_num(x - d)},{_num(y + d)}L{_num(x + d)},{_num(y - d)}" fill="none" '
+                f'stroke="{escape(edge if edge != "none" else colour)}" '
+                f'stroke-width="{_num(max(edge_width, size * 0.12))}"/>')
+    return f'<circle cx="{_num(x)}" cy="{_num(y)}" r="{_num(r)}" {paint}/>'
+
+
+TAGS = re.compile(r"<[^>]+>")
+
+
+def _plain(text: str) -> str:
+    """A text as plotly shows it (its pseudo-HTML: <br> a new line, other tags dropped,
+    entities read: the board escapes what a scenario wrote), escaped once for the SVG."""
+    return escape(unescape(TAGS.sub("", re.sub(r"<br\s*/?>", "\n", text))))
+
+
+def _markers(trace: dict, px: float) -> list[str]:
+    marker = trace.get("marker") or {}
+    opacity = float(marker.get("opacity", 1) if not isinstance(marker.get("opacity"), list)
+                    else 1)
+    hover = trace.get("hovertext")
+    out = []
+    for i, p in enumerate(_points(trace)):
+        if p is None:
+            continue
+        size = float(_each(marker.get("size"), i, 6)) / px
+        tip = _each(hover, i) if hover is not None else None
+        if opacity < CLEAR:  # a hover target: invisible, but its tooltip is the unit's
+            if tip:
+                out.append(f'<rect x="{_num(p[0] - size / 2)}" y="{_num(p[1] - size / 2)}" '
+                           f'width="{_num(size)}" height="{_num(size)}" fill="transparent">'
+                           f"<title>{_plain(str(tip))}</title></rect>")
+            continue
+        edge = marker.get("line") or {}
+        shape = _marker(str(_each(marker.get("symbol"), i, "circle")), p[0], p[1], size,
+                        float(_each(marker.get("angle"), i, 0) or 0),
+                        str(_each(marker.get("color"), i, "#444")),
+                        str(_each(edge.get("color"), i, "none")),
+                        float(_each(edge.get("width"), i, 0) or 0) / px)
+        out.append(shape if opacity >= 1 else f'<g opacity="{_num(opacity)}">{shape}</g>')
+    return out
+
+
+def _texts(trace: dict, px: float) -> list[str]:
+    font = trace.get("textfont") or {}
+    size = float(font.get("size", 12)) / px
+    colour = escape(str(font.get("color", "#222")))
+    texts = trace.get("text") or []
+    out = []
+    for i, p in enumerate(_points(trace)):
+        if p is None or i >= len(texts) or texts[i] in (None, ""):
+            continue
+        out.append(f'<text x="{_num(p[0])}" y="{_num(p[1])}" font-size="{_num(size)}" '
+                   f'fill="{colour}" text-anchor="middle" dominant-baseline="central">'
+                   f"{_plain(str(texts[i]))}</text>")
+    return out
+
+
+def _extent(traces: list[dict], layout: dict) -> tuple[float, float, float, float]:
+    xs = [p[0] for t in traces for p in _points(t) if p is not None]
+    ys = [p[1] for t in traces for p in _points(t) if p is not None]
+    x0, x1 = (layout.get("xaxis") or {}).get("range") or (min(xs), max(xs))
+    return x0, min(ys) - PAD, x1, max(ys) + PAD
+
+
+def _numbers(layout: dict, box: tuple[float, float, float, float], px: float) -> list[str]:
+    """The axes' column numbers above the board and row numbers left of it."""
+    x0, y0, _, _ = box
+    size = _num(11 / px)
+    out = []
+    xaxis, yaxis = layout.get("xaxis") or {}, layout.get("yaxis") or {}
+    for v, t in zip(xaxis.get("tickvals") or [], xaxis.get("ticktext") or []):
+        out.append(f'<text x="{_num(v)}" y="{_num(y0 - NUMBERS / 2)}" font-size="{size}" '
+                   f'fill="#555" text-anchor="middle" dominant-baseline="central">'
+                   f"{_plain(str(t))}</text>")
+    for v, t in zip(yaxis.get("tickvals") or [], yaxis.get("ticktext") or []):
+        out.append(f'<text x="{_num(x0 - NUMBERS / 2)}" y="{_num(v)}" font-size="{size}" '
+                   f'fill="#555" text-anchor="middle" dominant-baseline="central">'
+                   f"{_plain(str(t))}</text>")
+    return out
+
+
+def board_svg(fig: go.Figure, width_px: int, title: str = "") -> str:
+    """``fig`` (a ``board.board_figure`` made for a plot ``width_px`` wide) as an SVG document
+    of that width, scaled to its container; ``title``: what a screen reader says it is."""
+    spec = fig.to_dict()
+    layout = spec.get("layout") or {}
+    traces = [t for t in spec.get("data") or [] if t.get("visible", True) is True]
+    box = _extent(traces, layout)
+    px = width_px / (box[2] - box[0])  # pixels a data unit, as the figure was sized
+    parts: list[str] = []
+    for trace in traces:
+        mode = trace.get("mode") or ""
+        body: list[str] = []
+        if "lines" in mode:
+            body += _lines(trace, px)
+        if "markers" in mode:
+            body += _markers(trace, px)
+        if "text" in mode:
+            body += _texts(trace, px)
+        if body:
+            opacity = trace.get("opacity", 1)
+            parts.append(f'<g opacity="{_num(opacity)}">' if opacity != 1 else "<g>")
+            parts += body
+            parts.append("</g>")
+    parts += _numbers(layout, box, px)
+    x0, y0, x1, y1 = box[0] - NUMBERS, box[1] - NUMBERS, box[2], box[3]
+    view = f"{_num(x0)} {_num(y0)} {_num(x1 - x0)} {_num(y1 - y0)}"
+    label = f'<title>{escape(title)}</title>' if title else ""
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="{view}" width="100%" '
+            f'style="max-width:{width_px}px;height:auto" data-board="still" role="img" '
+            f'font-family="sans-serif">{label}{"".join(parts)}</svg>')

@@ -1,0 +1,84 @@
+"""The board as a still SVG picture (dashboard/board_svg.py): a translation of the plotly board,
+so each test reads the figure the pages draw and requires the same things in the picture:
+every cell, every live unit's counter, label, code and hover text, the column and row numbers,
+on every grid kind and rule system; and a scenario's text never becomes markup."""
+
+from __future__ import annotations
+
+import html
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from figure_traces import games  # noqa: F401 - the fixture
+from warlog.dashboard import board
+from warlog.dashboard.board_svg import board_svg
+from warlog.engine.fold import Timeline
+
+NS = "{http://www.w3.org/2000/svg}"
+SYSTEMS = ["portable-issus", "frontier-ulundi", "napoleonic-hougoumont", "density-granicus",
+           "machine-age-flesquieres-ridge"]
+
+
+def _picture(state) -> tuple[dict, ET.Element]:
+    fig = board.board_figure(state, width_px=board.PAGE_PX)
+    return fig.to_dict(), ET.fromstring(board_svg(fig, board.PAGE_PX, title="a board"))
+
+
+def _traces(spec: dict, role: str) -> list[dict]:
+    return [t for t in spec["data"] if (t.get("meta") or {}).get("role") == role]
+
+
+def _plain(text: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", re.sub(r"<br\s*/?>", "\n", text)))
+
+
+def _check(state) -> None:
+    spec, svg = _picture(state)
+    titles = [t.text for t in svg.iter(f"{NS}title")]
+    assert titles[0] == "a board"
+    hovers = [_plain(h) for t in _traces(spec, "units") for h in t["hovertext"]]
+    assert titles[1:] == hovers and len(hovers) == len(state.alive())
+    texts = [t.text for t in svg.iter(f"{NS}text")]
+    for role in ("labels", "codes"):
+        for trace in _traces(spec, role):
+            for word in trace["text"]:
+                assert _plain(word) in texts, (role, word)
+    numbers = {str(n) for n in range(max(state.grid.width, state.grid.height))}
+    assert numbers <= set(texts)  # the column and row numbers
+    cells = [p for t in _traces(spec, "terrain") for p in t["x"] if p is None]
+    drawn = [p for p in svg.iter(f"{NS}path") if p.get("fill") in
+             {t.get("fillcolor") for t in _traces(spec, "terrain")}]
+    assert len(cells) == state.grid.width * state.grid.height
+    assert len(drawn) >= len(cells)  # every cell's polygon (other shapes may share a colour)
+    counters = sum(len([p for p in t["x"] if p is None]) for t in _traces(spec, "counters"))
+    assert counters == len(state.alive())
+
+
+@pytest.mark.parametrize("kind", ["square", "hex", "brick"])
+def test_every_grid_kind_at_its_start_middle_and_end(games, kind):  # noqa: F811
+    events, tl = games[kind]
+    for index in (0, len(events) // 2, len(events) - 1):
+        _check(tl.state_at(index))
+
+
+@pytest.mark.parametrize("scenario", SYSTEMS)
+def test_every_rule_system_mid_game(bundled_games, scenario):
+    events = bundled_games[scenario]
+    _check(Timeline(events).state_at(len(events) // 2))
+
+
+def test_a_scenarios_text_stays_text(games):  # noqa: F811
+    """Names and types come from scenario files anyone writes: in the picture they are text,
+    never elements, and read as written (the board escapes them once for plotly)."""
+    events, tl = games["hex"]
+    state = tl.state_at(0)
+    unit = state.alive()[0]
+    unit.name = 'Bob\'s <script>alert("x")</script> & co'
+    spec, svg = _picture(state)
+    assert not [e for e in svg.iter() if e.tag in (f"{NS}script", "script")]
+    tips = [t.text for t in svg.iter(f"{NS}title")]
+    assert any(unit.name in tip for tip in tips), tips
+    source = board_svg(board.board_figure(state, width_px=board.PAGE_PX), board.PAGE_PX)
+    assert "<script" not in source and "&lt;script&gt;" in source

@@ -143,19 +143,20 @@ def _markers(trace: dict, px: float) -> list[str]:
     return out
 
 
+def _text(x: float, y: float, size: float, colour: str, text: Any) -> str:
+    """One text centred on (x, y), ``size`` high in data units."""
+    return (f'<text x="{_num(x)}" y="{_num(y)}" font-size="{_num(size)}" '
+            f'fill="{escape(colour)}" text-anchor="middle" dominant-baseline="central">'
+            f"{_plain(str(text))}</text>")
+
+
 def _texts(trace: dict, px: float) -> list[str]:
     font = trace.get("textfont") or {}
     size = float(font.get("size", 12)) / px
-    colour = escape(str(font.get("color", "#222")))
+    colour = str(font.get("color", "#222"))
     texts = trace.get("text") or []
-    out = []
-    for i, p in enumerate(_points(trace)):
-        if p is None or i >= len(texts) or texts[i] in (None, ""):
-            continue
-        out.append(f'<text x="{_num(p[0])}" y="{_num(p[1])}" font-size="{_num(size)}" '
-                   f'fill="{colour}" text-anchor="middle" dominant-baseline="central">'
-                   f"{_plain(str(texts[i]))}</text>")
-    return out
+    return [_text(p[0], p[1], size, colour, texts[i]) for i, p in enumerate(_points(trace))
+            if p is not None and i < len(texts) and texts[i] not in (None, "")]
 
 
 def _extent(traces: list[dict], layout: dict) -> tuple[float, float, float, float]:
@@ -168,18 +169,12 @@ def _extent(traces: list[dict], layout: dict) -> tuple[float, float, float, floa
 def _numbers(layout: dict, box: tuple[float, float, float, float], px: float) -> list[str]:
     """The axes' column numbers above the board and row numbers left of it."""
     x0, y0, _, _ = box
-    size = _num(11 / px)
-    out = []
     xaxis, yaxis = layout.get("xaxis") or {}, layout.get("yaxis") or {}
-    for v, t in zip(xaxis.get("tickvals") or [], xaxis.get("ticktext") or []):
-        out.append(f'<text x="{_num(v)}" y="{_num(y0 - NUMBERS / 2)}" font-size="{size}" '
-                   f'fill="#555" text-anchor="middle" dominant-baseline="central">'
-                   f"{_plain(str(t))}</text>")
-    for v, t in zip(yaxis.get("tickvals") or [], yaxis.get("ticktext") or []):
-        out.append(f'<text x="{_num(x0 - NUMBERS / 2)}" y="{_num(v)}" font-size="{size}" '
-                   f'fill="#555" text-anchor="middle" dominant-baseline="central">'
-                   f"{_plain(str(t))}</text>")
-    return out
+    columns = [(v, y0 - NUMBERS / 2, t) for v, t in zip(xaxis.get("tickvals") or [],
+                                                        xaxis.get("ticktext") or [])]
+    rows = [(x0 - NUMBERS / 2, v, t) for v, t in zip(yaxis.get("tickvals") or [],
+                                                     yaxis.get("ticktext") or [])]
+    return [_text(x, y, 11 / px, "#555", t) for x, y, t in columns + rows]
 
 
 def board_svg(fig: go.Figure, width_px: int, title: str = "") -> str:

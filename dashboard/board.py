@@ -47,7 +47,6 @@ ATTACK_COLOURS = {"shooting": "#ef6c00", "melee": "#6a1b9a", "contact": "#6a1b9a
 BOARD_PX = 720  # the width the board is sized for: markers are pixels, cells are data units
 PAGE_PX = 516  # the board's plot width in the pages at 1400 px: counters then fill their cells
 TOP_PX = 34  # room above the board for its column numbers
-LEGEND_PX = 510  # about the plot's width in the pages at 1400 px: the legend's rows are counted at it
 
 
 def _scatter(**props: Any) -> dict:
@@ -349,19 +348,19 @@ def _add_ready(traces: list[dict], state: GameState, ready: Sequence[str],
         meta={"role": "ready", "units": [u.id for u in units]}))
 
 
-def _legend_room(traces: list[dict]) -> int:
+def _legend_room(traces: list[dict], width_px: float) -> int:
     """Pixels under the board for its legend, reserved in the layout: a legend that does not
     fit makes plotly draw the whole figure, grow the margin and draw it all again, on every
-    redraw (a third of a click's repaint). Its rows are counted as plotly lays them out (an
-    entry about 42 px and 6 px a letter wide, a row up to 29 px high), measured in chromium on
-    every bundled scenario's board; a legend wider than counted still fits, plotly then growing
+    redraw (a third of a click's repaint). Its rows are counted as plotly lays them out across
+    the plot's ``width_px`` (an entry about 42 px and 6 px a letter wide, a row up to 29 px
+    high), measured in chromium on every bundled scenario's board; a legend wider than counted still fits, plotly then growing
     the margin itself at the cost of that second drawing."""
     rows, used = 0, 0.0
     for trace in traces:
         if trace.get("showlegend", True) is False:
             continue
         width = 42 + 6 * len(trace.get("name") or "")
-        if rows == 0 or used + width > LEGEND_PX:
+        if rows == 0 or used + width > width_px:
             rows, used = rows + 1, 0.0
         used += width
     return 28 + 29 * rows if rows else 10
@@ -399,7 +398,7 @@ def board_figure(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
     for trace in traces:  # a click selects a unit: plotly must not fade the rest of the board
         opacity = trace.get("marker", {}).get("opacity", 1)
         trace["selected"] = trace["unselected"] = {"marker": {"opacity": opacity}}
-    bottom = _legend_room(traces)
+    bottom = _legend_room(traces, width_px)
     height = int(cell_px * h) + TOP_PX + bottom + 10
     row0 = [grid.centre((c, 0)) for c in range(grid.width)]
     col0 = [grid.centre((0, r)) for r in range(grid.height)]

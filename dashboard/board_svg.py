@@ -121,6 +121,8 @@ def _markers(trace: dict, px: float) -> list[str]:
     opacity = float(marker.get("opacity", 1) if not isinstance(marker.get("opacity"), list)
                     else 1)
     hover = trace.get("hovertext")
+    if hover is None and "%{text}" in str(trace.get("hovertemplate") or ""):
+        hover = trace.get("text")  # the cells name themselves so
     out = []
     for i, p in enumerate(_points(trace)):
         if p is None:
@@ -177,9 +179,23 @@ def _numbers(layout: dict, box: tuple[float, float, float, float], px: float) ->
     return [_text(x, y, 11 / px, "#555", t) for x, y, t in columns + rows]
 
 
-def board_svg(fig: go.Figure, width_px: int, title: str = "") -> str:
+def _named(trace: dict) -> str:
+    """A trace's role on the board (and its side) with its points, as the group's attributes:
+    what a page script or a browser test reads to find a unit, a ready frame or a cell the
+    selected unit may move to, as plotly's traces are read by their ``meta``."""
+    meta = trace.get("meta") if isinstance(trace.get("meta"), dict) else {}
+    if not meta.get("role"):
+        return ""
+    at = " ".join(f"{_num(x)},{_num(y)}" for x, y in filter(None, _points(trace)))
+    side = f' data-side="{escape(str(meta["side"]))}"' if meta.get("side") else ""
+    return f' data-role="{escape(str(meta["role"]))}"{side} data-at="{at}"'
+
+
+def board_svg(fig: go.Figure, width_px: int, title: str = "", kind: str = "still") -> str:
     """``fig`` (a ``board.board_figure`` made for a plot ``width_px`` wide) as an SVG document
-    of that width, scaled to its container; ``title``: what a screen reader says it is."""
+    of that width, scaled to its container; ``title``: what a screen reader says it is;
+    ``kind``: "still" for a picture, "live" for the board a player clicks
+    (dashboard/board_click.py), written as the svg's ``data-board``."""
     spec = fig.to_dict()
     layout = spec.get("layout") or {}
     traces = [t for t in spec.get("data") or [] if t.get("visible", True) is True]
@@ -197,7 +213,8 @@ def board_svg(fig: go.Figure, width_px: int, title: str = "") -> str:
             body += _texts(trace, px)
         if body:
             opacity = trace.get("opacity", 1)
-            parts.append(f'<g opacity="{_num(opacity)}">' if opacity != 1 else "<g>")
+            shade = f' opacity="{_num(opacity)}"' if opacity != 1 else ""
+            parts.append(f"<g{shade}{_named(trace)}>")
             parts += body
             parts.append("</g>")
     parts += _numbers(layout, box, px)
@@ -205,5 +222,5 @@ def board_svg(fig: go.Figure, width_px: int, title: str = "") -> str:
     view = f"{_num(x0)} {_num(y0)} {_num(x1 - x0)} {_num(y1 - y0)}"
     label = f'<title>{escape(title)}</title>' if title else ""
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="{view}" width="100%" '
-            f'style="max-width:{width_px}px;height:auto" data-board="still" role="img" '
+            f'style="max-width:{width_px}px;height:auto" data-board="{escape(kind)}" role="img" '
             f'font-family="sans-serif">{label}{"".join(parts)}</svg>')

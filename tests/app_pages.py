@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from streamlit.testing.v1 import AppTest
 from waits import LIMIT
@@ -34,31 +33,16 @@ def open_page(monkeypatch, db: Path, page: str) -> AppTest:
     return at
 
 
-class _ChartClick:
-    """A plotly chart's selection as the browser sends it (AppTest has no plotly accessor): put
-    in the tree's place of the chart, it is serialised with the other widgets' values, so the
-    chart's on_select callback runs on the next run exactly as after a real click."""
+def click_board(at: AppTest, key: str, x: float, y: float) -> AppTest:
+    """Click the board a player clicks (dashboard/board_click.py, a custom component) at the
+    board position (x, y), as its script reports a click: one "click" event on the component's
+    trigger, sent with the other widgets' values; the page then reruns as after a real click."""
+    from streamlit.components.v2.bidi_component.main import _make_trigger_id
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-    def __init__(self, chart: Any, points: list[dict]) -> None:
-        self.chart, self.points = chart, points
-
-    @property
-    def _widget_state(self):
-        from streamlit.proto.WidgetStates_pb2 import WidgetState
-
-        selection = {"selection": {"points": self.points,
-                                   "point_indices": [p.get("point_index", 0) for p in self.points],
-                                   "box": [], "lasso": []}}
-        state = WidgetState(id=self.chart.proto.id)
-        state.string_value = json.dumps(selection)
-        return state
-
-
-def click_chart(at: AppTest, key: str, points: list[dict]) -> AppTest:
-    """Click the points of the plotly chart with ``key`` (each point a dict as plotly reports
-    it: x, y, customdata, curve_number, point_index) and run the page."""
-    chart = next(c for c in at.get("plotly_chart") if c.key == key)
-    click = _ChartClick(chart, points)
+    (board,) = [e for e in at.get("bidi_component") if e.key == key]
+    state = WidgetState(id=_make_trigger_id(board.proto.id, "events"))
+    state.json_trigger_value = json.dumps([{"event": "click", "value": {"x": x, "y": y, "n": 1}}])
     states = at._tree.get_widget_states()
-    states.widgets.append(click._widget_state)  # rides along with the other widgets' values
+    states.widgets.append(state)
     return at._run(states)

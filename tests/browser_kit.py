@@ -108,20 +108,19 @@ def until(page, condition: str, arg=None, share: int = 12) -> bool:
 
 def board_point(page, role: str, side: str | None = None, index: int = 0
                 ) -> tuple[float, float, float, float] | None:
-    """Page position and data position of point ``index`` of the board's trace ``role`` (and
-    ``side``), or None when the board has no such trace or point."""
+    """Page position and board position of point ``index`` of the clicked board's trace
+    ``role`` (and ``side``): its SVG group (dashboard/board_svg.py) names its role, side and
+    points; None when the board has no such trace or point."""
     found = page.evaluate("""([role, side, index]) => {
-        const el = document.querySelector('.js-plotly-plot');
-        if (!el || !el._fullData) return null;
-        const t = el._fullData.find(t => t.meta && t.meta.role === role
-                                         && (side === null || t.meta.side === side));
-        if (!t || t.x.length <= index) return null;
-        const xa = el._fullLayout[t.xaxis.replace('x', 'xaxis')];
-        const ya = el._fullLayout[t.yaxis.replace('y', 'yaxis')];
-        const box = el.getBoundingClientRect();
-        return [box.left + xa._offset + xa.l2p(t.x[index]),
-                box.top + ya._offset + ya.l2p(t.y[index]), t.x[index], t.y[index]]; }""",
-                          [role, side, index])
+        const svg = document.querySelector('svg[data-board="live"]');
+        if (!svg) return null;
+        const g = Array.from(svg.querySelectorAll('g[data-role]')).find(g =>
+            g.dataset.role === role && (side === null || g.dataset.side === side));
+        const points = g ? g.dataset.at.split(' ').filter(p => p) : [];
+        if (points.length <= index) return null;
+        const [x, y] = points[index].split(',').map(Number);
+        const at = new DOMPoint(x, y).matrixTransform(svg.getScreenCTM());
+        return [at.x, at.y, x, y]; }""", [role, side, index])
     return None if found is None else tuple(found)
 
 

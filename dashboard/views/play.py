@@ -15,7 +15,7 @@ import sqlite3
 
 import streamlit as st
 
-from warlog.dashboard import board, bot_runner, data, play_session, play_start
+from warlog.dashboard import board, board_click, bot_runner, data, play_session, play_start
 from warlog.dashboard.play_session import DiceNeeded, GameMovedOn, PlayError, Seat, Table
 from warlog.engine import reach
 from warlog.engine.flow import phase_name
@@ -105,15 +105,15 @@ def _board_clicked(table: Table) -> None:
     the order it offers the selected unit, or with nobody selected the side's order aimed at
     that enemy (a Frontier fight names its target, not a unit); several: offered as buttons."""
     state = table.state
-    selection = st.session_state.get("play_board")
-    uid = board.clicked_unit(state, selection)
+    cell = board_click.cell_at(state.grid, board_click.clicked("play_board"))
+    clicked = None if cell is None else state.unit_at(cell)
+    uid = None if clicked is None else clicked.id
     if uid is not None and state.units[uid].side == state.to_act:
         st.session_state["play_unit"] = uid
         st.session_state.pop("play_offer", None)
         return
     selected = st.session_state.get("play_unit")
     choices = table.choices(selected)  # nobody selected: the side's orders aimed at an enemy
-    cell = board.clicked_cell(state, selection)
     orders = (choices.enemies.get(uid, []) if uid is not None else []) or \
         choices.cells.get(cell, []) or choices.aims.get(cell, [])
     if len(orders) == 1:
@@ -211,11 +211,10 @@ def _playing(path: str, game: str) -> None:  # noqa: C901 - the page's one layou
         selected = None if unit is None else reach.unit_reach(state, unit)
         ready = table.units_to_act() if seat is not None and not seat.bot and \
             table.may_order() else ()
-        st.plotly_chart(board.board_figure(state, selected=selected, ready=ready,
-                                           width_px=board.PAGE_PX),
-                        key="play_board",
-                        on_select=lambda: _board_clicked(table), selection_mode="points",
-                        config={"displayModeBar": False})
+        board_click.show(board.board_figure(state, selected=selected, ready=ready,
+                                            width_px=board.PAGE_PX),
+                         board.PAGE_PX, key="play_board", on_click=lambda: _board_clicked(table),
+                         title=f"The board, {state.to_act} to act")
         st.caption("Click one of your units to select it, then a cell or an enemy to order it.")
     with side_column:
         if needed is not None:

@@ -1,5 +1,5 @@
 """Every order kind of every rule system given on the Play page by clicks alone (AppTest): the
-board clicked as a browser clicks it (tests/app_pages.click_chart), then a button where a click
+board clicked as a browser clicks it (tests/app_pages.click_board), then a button where a click
 offers several orders or the order is a button, then the dice faces; and the game then holds
 exactly what the golden game holds there.
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from app_pages import click_chart, open_page
+from app_pages import click_board, open_page
 
 from warlog.engine import vocabulary
 from warlog.engine.fold import replay
@@ -57,9 +57,11 @@ def test_the_golden_games_hold_every_order_kind_of_every_system():
     assert set(KINDS) - set(FIRST) == set()
 
 
-def _centre(state, cell):
-    x, y = state.grid.centre(tuple(cell))
-    return {"x": x, "y": y, "curve_number": 0, "point_index": 0}
+def _click(at, state, cell, towards=(0.0, 0.0)) -> None:
+    """Click the board in ``cell``: at its centre, or ``towards`` a fraction of the way from
+    its centre to its first corner (a click need not land on the counter to mean the cell)."""
+    (x, y), (cx, cy) = state.grid.centre(tuple(cell)), state.grid.corners(tuple(cell))[0]
+    click_board(at, "play_board", x + towards[0] * (cx - x), y + towards[1] * (cy - y))
 
 
 def _button(at, prefix: str, label: str):
@@ -95,15 +97,14 @@ def _give_by_clicks(at, state, order) -> None:
     where = vocabulary.gesture(state, order)
     label = vocabulary.label(state, order)
     if unit is not None:  # select the unit by clicking it on the board
-        click_chart(at, "play_board", [{**_centre(state, state.units[unit].cell),
-                                        "customdata": unit}])
+        _click(at, state, state.units[unit].cell, towards=(0.8, 0.8))
         assert not at.exception
         assert at.session_state["play_unit"] == unit
     if where.how in ("cell", "aim"):
-        click_chart(at, "play_board", [_centre(state, where.at)])
+        _click(at, state, where.at, towards=(0.5, 0.2))
     elif where.how == "enemy":
         enemy = state.units[where.at]
-        click_chart(at, "play_board", [{**_centre(state, enemy.cell), "customdata": enemy.id}])
+        _click(at, state, enemy.cell)
     elif where.how == "unit":
         _button(at, "play_unit_order_", label).click().run()
     else:

@@ -52,7 +52,10 @@ def test_an_unfinished_game_is_offered_first_and_the_start_form_on_request(tmp_p
         units = {u["id"] for u in store.read("held")[0]["scenario"]["units"]}
     tips = [t.text for t in picture.iter("{http://www.w3.org/2000/svg}title")]
     assert tips[0] == "The board of held"
-    assert {tip.split(" ", 1)[0].split("\n", 1)[0] for tip in tips[1:]} == units
+    units_group = picture.iter("{http://www.w3.org/2000/svg}g")
+    drawn = [t.text for g in units_group if g.get("data-role") == "units"
+             for t in g.iter("{http://www.w3.org/2000/svg}title")]
+    assert {tip.split(" ", 1)[0].split("\n", 1)[0] for tip in drawn} == units
     at.radio(key="play_what_next").set_value("Start a new game").run()
     assert not [m for m in at.markdown if 'data-board="still"' in m.value]
     assert at.selectbox(key="play_scenario") and not [

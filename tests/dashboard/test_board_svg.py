@@ -38,8 +38,10 @@ def _check(state) -> None:
     spec, svg = _picture(state)
     titles = [t.text for t in svg.iter(f"{NS}title")]
     assert titles[0] == "a board"
+    cells = [_plain(h) for t in _traces(spec, "cells") for h in t["text"]]
     hovers = [_plain(h) for t in _traces(spec, "units") for h in t["hovertext"]]
-    assert titles[1:] == hovers and len(hovers) == len(state.alive())
+    assert titles[1:] == cells + hovers  # each cell names itself, each unit after
+    assert len(hovers) == len(state.alive()) and len(cells) == len(state.grid.cells())
     texts = [t.text for t in svg.iter(f"{NS}text")]
     for role in ("labels", "codes"):
         for trace in _traces(spec, role):
@@ -82,3 +84,36 @@ def test_a_scenarios_text_stays_text(games):  # noqa: F811
     assert any(unit.name in tip for tip in tips), tips
     source = board_svg(board.board_figure(state, width_px=board.PAGE_PX), board.PAGE_PX)
     assert "<script" not in source and "&lt;script&gt;" in source
+
+
+def _at(group: ET.Element) -> list[float]:
+    """A group's points, flat: x, y, x, y..."""
+    return [float(v) for p in group.get("data-at", "").split() for v in p.split(",")]
+
+
+@pytest.mark.parametrize("kind", ["square", "hex", "brick"])
+def test_each_trace_with_a_role_is_a_group_naming_its_role_side_and_points(games, kind):  # noqa: F811
+    """What a page script or a browser test reads to find a unit or a cell on the board (as
+    plotly's traces are found by their meta): every drawn trace with a role is one group with
+    that role, its side and its points in the figure's units, in the figure's order."""
+    events, tl = games[kind]
+    state = tl.state_at(len(events) // 2)
+    spec, svg = _picture(state)
+    groups = [g for g in svg.iter(f"{NS}g") if g.get("data-role")]
+    named = [t for t in spec["data"] if (t.get("meta") or {}).get("role")
+             and t.get("visible", True) is True]
+    drawn = [t for t in named if [g for g in groups if g.get("data-role") == t["meta"]["role"]]]
+    assert {t["meta"]["role"] for t in drawn} >= {"units", "cells", "counters", "labels"}
+    for role in {t["meta"]["role"] for t in drawn}:
+        traces = [t for t in drawn if t["meta"]["role"] == role]
+        mine = [g for g in groups if g.get("data-role") == role]
+        assert [g.get("data-side") for g in mine] == [t["meta"].get("side") for t in traces]
+        for group, trace in zip(mine, traces):
+            points = [v for x, y in zip(trace["x"], trace["y"]) if x is not None for v in (x, y)]
+            assert _at(group) == pytest.approx(points, abs=1e-3)
+    units = [g for g in groups if g.get("data-role") == "units"]
+    drawn_at = sorted(zip(*[iter([v for g in units for v in _at(g)])] * 2))
+    centres = sorted(state.grid.centre(u.cell) for u in state.alive())
+    assert len(drawn_at) == len(centres)
+    for a, b in zip(drawn_at, centres):
+        assert a == pytest.approx(b, abs=1e-3)

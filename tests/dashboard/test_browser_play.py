@@ -55,19 +55,11 @@ def _header(page) -> str:
     return page.get_by_text("to act:", exact=False).first.inner_text()
 
 
-UNITS_AT = """side => JSON.stringify(document.querySelector('.js-plotly-plot')._fullData
-    .filter(t => t.meta && t.meta.role === 'units' && t.meta.side === side)
-    .map(t => [Array.from(t.x), Array.from(t.y)]))"""
-
-
-def assert_drawn_in_one_pass(page) -> None:
-    """The board's layout leaves room for its column numbers and its legend (its legend with a
-    selected unit's marks, the fullest it gets): plotly had no margin to grow, which would have
-    made it draw the whole board twice on every redraw (dashboard/board.py ``_legend_room``)."""
-    size, margin = page.evaluate("""() => { const l = document.querySelector('.js-plotly-plot')
-        ._fullLayout; return [[l._size.t, l._size.b, l._size.l, l._size.r],
-                              [l.margin.t, l.margin.b, l.margin.l, l.margin.r]]; }""")
-    assert size == margin
+BOARD = 'svg[data-board="live"]'  # the board a player clicks (dashboard/board_click.py)
+UNITS_AT = """side => { const g = document.querySelector(
+    `svg[data-board="live"] g[data-role="units"][data-side="${side}"]`);
+    return g ? g.dataset.at : ''; }"""
+REACH_DRAWN = """() => !!document.querySelector('svg[data-board="live"] g[data-role="reach_moves"]')"""
 
 
 def _move_one_unit(page, side: str) -> None:
@@ -80,11 +72,9 @@ def _move_one_unit(page, side: str) -> None:
         point = board_point(page, "units", side)
         assert point is not None, "no unit of the side on the board"
         page.mouse.click(point[0], point[1])
-        return until(page, """() => document.querySelector('.js-plotly-plot')._fullData
-            .some(t => t.meta && t.meta.role === 'reach_moves')""")
+        return until(page, REACH_DRAWN)
 
     wait_until(select, lambda: "a click on the unit never selected it")
-    assert_drawn_in_one_pass(page)
     x, y, _, _ = board_point(page, "reach_moves")
 
     def click_cell() -> bool:
@@ -111,7 +101,7 @@ def test_a_whole_battle_against_the_tactician_by_clicks_alone(dashboard):
     hits.fill("1")
     hits.press("Enter")
     page.locator(".st-key-play_start button").click()
-    page.wait_for_selector(".js-plotly-plot")
+    page.wait_for_selector(BOARD)
     no_exception(page)
 
     moved = False
@@ -163,7 +153,7 @@ def test_two_browsers_with_their_seat_links_play_alternate_turns(dashboard):
     for side in ("red", "blue"):
         page = new_page(browser, 1400, 900, own_context=True)
         page.goto(f"{url}/play?play={game}&seat={links[side]}")
-        page.wait_for_selector(".js-plotly-plot")
+        page.wait_for_selector(BOARD)
         page.get_by_text(f"holds {side}'s seat").wait_for()
         pages[side] = page
     turns_seen = set()
@@ -203,15 +193,15 @@ def test_a_table_game_with_manual_dice_recorded_by_clicks_verifies_and_replays(d
     page.locator(".st-key-play_start button").click()
     faces = 0
     while True:  # each opening die, as it is asked for
-        page.wait_for_function("() => document.querySelector('.js-plotly-plot') || "
+        page.wait_for_function("() => document.querySelector('svg[data-board=live]') || "
                                "document.body.innerText.includes('The opening rolls dice')")
-        if page.locator(".js-plotly-plot").count():
+        if page.locator(BOARD).count():
             break
         asked = page.get_by_text("The opening rolls dice").inner_text()
         page.locator(f"[class*='st-key-play_opening_face_{faces + 1}_4'] button").click()
         faces += 1
         page.wait_for_function(
-            "a => document.querySelector('.js-plotly-plot') || "
+            "a => document.querySelector('svg[data-board=live]') || "
             "!document.body.innerText.includes(a)", arg=asked)
         assert faces < 20
     assert faces >= 1
@@ -259,7 +249,7 @@ def test_continue_from_here_opens_a_fork_in_play(dashboard):
     page.locator(".st-key-play_reseat_seat_red").get_by_text("person").click()
     page.wait_for_selector(".st-key-play_reseat_name_red")
     page.locator(".st-key-play_reseat_go button").click()
-    page.wait_for_selector(".js-plotly-plot")
+    page.wait_for_selector(BOARD)
     page.get_by_text("to act:").first.wait_for()
     no_exception(page)
     game = page.evaluate("() => new URLSearchParams(location.search).get('play')")

@@ -1,0 +1,69 @@
+"""The board a player clicks: the board's SVG (dashboard/board_svg.py) in a Streamlit custom
+component that reports where it was clicked.
+
+Why not plotly's own click events: the first plotly chart of a page makes the browser load and run
+plotly.js (4.7 MB, about a second on a slow machine) before anything is drawn, and every redraw
+after a click goes through plotly's layout. The SVG is the same figure (``board.board_figure``),
+translated; the browser draws it as soon as it arrives. A click anywhere on it comes back as a
+point in the board's own units (the engine's cell centres), and ``cell_at`` finds the cell whose
+polygon holds it: a click on a counter, on its cell's empty corner or on a mark drawn over it all
+mean that cell, on square, hex and brick grids alike.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any, Callable
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from warlog.dashboard.board_svg import board_svg
+from warlog.engine.geometry import Cell, Grid
+
+SCRIPT = (Path(__file__).with_name("board_click.js")).read_text(encoding="utf-8")
+STYLE = ".warlog-board svg { cursor: pointer; display: block; }"
+# In the page's own DOM, not a shadow root: the style above is the board's own class, and a
+# browser test or a benchmark finds the board with document.querySelector as any other element.
+_component = st.components.v2.component("warlog.board", js=SCRIPT, css=STYLE,
+                                        isolate_styles=False)
+
+
+def show(fig: go.Figure, width_px: int, key: str, on_click: Callable[[], None],
+         title: str = "") -> None:
+    """Draw ``fig`` (a ``board.board_figure`` made ``width_px`` wide) as a board the player
+    clicks; ``on_click`` runs before the page reruns, ``clicked(key)`` then says where."""
+    svg = board_svg(fig, width_px, title=title, kind="live")
+    version = hashlib.blake2b(svg.encode(), digest_size=8).hexdigest()
+    _component(key=key, data={"svg": svg, "version": version}, on_click_change=on_click)
+
+
+def clicked(key: str) -> tuple[float, float] | None:
+    """Where the board ``key`` was last clicked, in the board's units, or None (no click, or a
+    value no browser of ours sends)."""
+    value: Any = (st.session_state.get(key) or {}).get("click")
+    if not isinstance(value, dict):
+        return None
+    x, y = value.get("x"), value.get("y")
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (x, y))
+    return (float(x), float(y)) if numbers else None
+
+
+def _inside(point: tuple[float, float], polygon: list[tuple[float, float]]) -> bool:
+    """Whether ``point`` is inside ``polygon`` (even-odd rule; a point on an edge may go to
+    either cell that shares it)."""
+    x, y = point
+    inside = False
+    for (x1, y1), (x2, y2) in zip(polygon, polygon[1:] + polygon[:1]):
+        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
+            inside = not inside
+    return inside
+
+
+def cell_at(grid: Grid, point: tuple[float, float] | None) -> Cell | None:
+    """The cell of ``grid`` whose polygon holds ``point``, or None (off the board)."""
+    if point is None:
+        return None
+    return next((cell for cell in grid.cells() if _inside(point, grid.corners(cell))), None)
+

@@ -13,6 +13,7 @@ column and row numbers kept.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from html import escape, unescape
@@ -180,15 +181,20 @@ def _numbers(layout: dict, box: tuple[float, float, float, float], px: float) ->
 
 
 def _named(trace: dict) -> str:
-    """A trace's role on the board (and its side) with its points, as the group's attributes:
-    what a page script or a browser test reads to find a unit, a ready frame or a cell the
-    selected unit may move to, as plotly's traces are read by their ``meta``."""
+    """A trace's role on the board (its side, its unit or units) with its points, as the group's
+    attributes: what a page script or a browser test reads to find a unit, a ready frame or a
+    cell the selected unit may move to, as plotly's traces are read by their ``meta``."""
     meta = trace.get("meta") if isinstance(trace.get("meta"), dict) else {}
     if not meta.get("role"):
         return ""
     at = " ".join(f"{_num(x)},{_num(y)}" for x, y in filter(None, _points(trace)))
-    side = f' data-side="{escape(str(meta["side"]))}"' if meta.get("side") else ""
-    return f' data-role="{escape(str(meta["role"]))}"{side} data-at="{at}"'
+    named = f' data-role="{escape(str(meta["role"]))}"'
+    for field in ("side", "unit"):
+        if meta.get(field):
+            named += f' data-{field}="{escape(str(meta[field]))}"'
+    if isinstance(meta.get("units"), list):  # ids may hold spaces: a JSON list
+        named += f' data-units="{escape(json.dumps(meta["units"]))}"'
+    return f'{named} data-at="{at}"'
 
 
 def board_svg(fig: go.Figure, width_px: int, title: str = "", kind: str = "still") -> str:

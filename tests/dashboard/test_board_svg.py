@@ -6,6 +6,7 @@ on every grid kind and rule system; and a scenario's text never becomes markup."
 from __future__ import annotations
 
 import html
+import json
 import re
 import xml.etree.ElementTree as ET
 
@@ -14,6 +15,7 @@ import pytest
 from figure_traces import games  # noqa: F401 - the fixture
 from warlog.dashboard import board
 from warlog.dashboard.board_svg import board_svg
+from warlog.engine import reach
 from warlog.engine.fold import Timeline
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -98,16 +100,22 @@ def test_each_trace_with_a_role_is_a_group_naming_its_role_side_and_points(games
     that role, its side and its points in the figure's units, in the figure's order."""
     events, tl = games[kind]
     state = tl.state_at(len(events) // 2)
-    spec, svg = _picture(state)
+    fig = board.board_figure(state, selected=reach.unit_reach(state, state.alive()[0].id),
+                             ready=[u.id for u in state.alive()], width_px=board.PAGE_PX)
+    spec, svg = fig.to_dict(), ET.fromstring(board_svg(fig, board.PAGE_PX))
     groups = [g for g in svg.iter(f"{NS}g") if g.get("data-role")]
     named = [t for t in spec["data"] if (t.get("meta") or {}).get("role")
              and t.get("visible", True) is True]
     drawn = [t for t in named if [g for g in groups if g.get("data-role") == t["meta"]["role"]]]
-    assert {t["meta"]["role"] for t in drawn} >= {"units", "cells", "counters", "labels"}
+    assert {t["meta"]["role"] for t in drawn} >= {"units", "cells", "counters", "labels",
+                                                  "ready", "reach_selected"}
     for role in {t["meta"]["role"] for t in drawn}:
         traces = [t for t in drawn if t["meta"]["role"] == role]
         mine = [g for g in groups if g.get("data-role") == role]
         assert [g.get("data-side") for g in mine] == [t["meta"].get("side") for t in traces]
+        assert [g.get("data-unit") for g in mine] == [t["meta"].get("unit") for t in traces]
+        assert [json.loads(g.get("data-units", "null")) for g in mine] == \
+            [t["meta"].get("units") for t in traces]
         for group, trace in zip(mine, traces):
             points = [v for x, y in zip(trace["x"], trace["y"]) if x is not None for v in (x, y)]
             assert _at(group) == pytest.approx(points, abs=1e-3)

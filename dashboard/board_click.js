@@ -1,26 +1,47 @@
-// The board a player clicks (dashboard/board_click.py): the board's SVG, sent from Python as
-// data, and a click anywhere on it reported back in the board's own units (its cells' centres are
-// the engine's), so Python finds the cell and the unit in it. Called again on every rerun with the
-// page's latest board: the listener is added once, the picture replaced only when it changed.
+// The board a player clicks (dashboard/board_click.py): the board's SVG and its legend, sent from
+// Python as data, and a click anywhere on the board reported back in the board's own units (its
+// cells' centres are the engine's), so Python finds the cell and the unit in it. Called again on
+// every rerun with the page's latest board: the listeners are added once, the picture replaced
+// only when it changed. Hovering a unit or a cell shows its text at once (a browser's own
+// tooltip waits a second): each <title> becomes the element's data-tip and aria-label.
 export default function (component) {
   const { data, setTriggerValue, parentElement } = component;
   let board = parentElement.querySelector(".warlog-board");
   if (!board) {
     board = document.createElement("div");
     board.className = "warlog-board";
+    const tip = document.createElement("div");
+    tip.className = "warlog-board-tip";
+    tip.setAttribute("role", "tooltip");
     parentElement.appendChild(board);
+    parentElement.appendChild(tip);
     board.addEventListener("click", (event) => {
-      const svg = board.querySelector("svg");
+      const svg = board.querySelector("svg[data-board]");
       const screen = svg && svg.getScreenCTM();
-      if (!screen) return;
+      if (!screen || !svg.contains(event.target)) return;
       const at = new DOMPoint(event.clientX, event.clientY).matrixTransform(screen.inverse());
       board.dataset.clicks = String(Number(board.dataset.clicks || 0) + 1);
       // the count makes two clicks on one spot two events
       setTriggerValue("click", { x: at.x, y: at.y, n: Number(board.dataset.clicks) });
     });
+    board.addEventListener("pointermove", (event) => {
+      const target = event.target.closest && event.target.closest("[data-tip]");
+      if (!target) { tip.style.display = "none"; return; }
+      tip.textContent = target.dataset.tip;
+      tip.style.display = "block";
+      tip.style.left = `${event.clientX + 14}px`;
+      tip.style.top = `${event.clientY + 14}px`;
+    });
+    board.addEventListener("pointerleave", () => { tip.style.display = "none"; });
   }
   if (board.dataset.drawn !== data.version) {
-    board.innerHTML = data.svg;
+    board.innerHTML = data.html;
     board.dataset.drawn = data.version;
+    for (const title of board.querySelectorAll("svg[data-board] g title")) {
+      const owner = title.parentElement;
+      owner.dataset.tip = title.textContent;
+      owner.setAttribute("aria-label", title.textContent);
+      title.remove();
+    }
   }
 }

@@ -19,11 +19,17 @@ from typing import Any, Callable
 import plotly.graph_objects as go
 import streamlit as st
 
-from warlog.dashboard.board_svg import board_svg
+from warlog.dashboard.board_svg import board_legend, board_svg
 from warlog.engine.geometry import Cell, Grid
 
 SCRIPT = (Path(__file__).with_name("board_click.js")).read_text(encoding="utf-8")
-STYLE = ".warlog-board svg { cursor: pointer; display: block; }"
+STYLE = """
+.warlog-board svg[data-board] { cursor: pointer; display: block; }
+.warlog-board-tip { display: none; position: fixed; z-index: 1000; pointer-events: none;
+  max-width: 22rem; padding: 0.35rem 0.5rem; border-radius: 0.3rem; white-space: pre-line;
+  font-size: 0.8rem; line-height: 1.35; background: rgba(255, 255, 255, 0.96); color: #222;
+  border: 1px solid #bbb; box-shadow: 0 2px 6px rgba(0, 0, 0, 0.15); }
+"""
 # In the page's own DOM, not a shadow root: the style above is the board's own class, and a
 # browser test or a benchmark finds the board with document.querySelector as any other element.
 _component = st.components.v2.component("warlog.board", js=SCRIPT, css=STYLE,
@@ -33,10 +39,12 @@ _component = st.components.v2.component("warlog.board", js=SCRIPT, css=STYLE,
 def show(fig: go.Figure, width_px: int, key: str, on_click: Callable[[], None],
          title: str = "") -> None:
     """Draw ``fig`` (a ``board.board_figure`` made ``width_px`` wide) as a board the player
-    clicks; ``on_click`` runs before the page reruns, ``clicked(key)`` then says where."""
-    svg = board_svg(fig, width_px, title=title, kind="live")
-    version = hashlib.blake2b(svg.encode(), digest_size=8).hexdigest()
-    _component(key=key, data={"svg": svg, "version": version}, on_click_change=on_click)
+    clicks, its legend under it; ``on_click`` runs before the page reruns, ``clicked(key)`` then
+    says where."""
+    spec = fig.to_dict()
+    html = board_svg(spec, width_px, title=title, kind="live") + board_legend(spec)
+    version = hashlib.blake2b(html.encode(), digest_size=8).hexdigest()
+    _component(key=key, data={"html": html, "version": version}, on_click_change=on_click)
 
 
 def clicked(key: str) -> tuple[float, float] | None:

@@ -197,12 +197,17 @@ def _named(trace: dict) -> str:
     return f'{named} data-at="{at}"'
 
 
-def board_svg(fig: go.Figure, width_px: int, title: str = "", kind: str = "still") -> str:
+def _spec(fig: go.Figure | dict) -> dict:
+    """The figure as plain data (a caller that draws the board and its legend converts once)."""
+    return fig if isinstance(fig, dict) else fig.to_dict()
+
+
+def board_svg(fig: go.Figure | dict, width_px: int, title: str = "", kind: str = "still") -> str:
     """``fig`` (a ``board.board_figure`` made for a plot ``width_px`` wide) as an SVG document
     of that width, scaled to its container; ``title``: what a screen reader says it is;
     ``kind``: "still" for a picture, "live" for the board a player clicks
     (dashboard/board_click.py), written as the svg's ``data-board``."""
-    spec = fig.to_dict()
+    spec = _spec(fig)
     layout = spec.get("layout") or {}
     traces = [t for t in spec.get("data") or [] if t.get("visible", True) is True]
     box = _extent(traces, layout)
@@ -230,3 +235,34 @@ def board_svg(fig: go.Figure, width_px: int, title: str = "", kind: str = "still
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="{view}" width="100%" '
             f'style="max-width:{width_px}px;height:auto" data-board="{escape(kind)}" role="img" '
             f'font-family="sans-serif">{label}{"".join(parts)}</svg>')
+
+
+def _swatch(trace: dict) -> str:
+    """A legend entry's small picture: a filled shape's colours, a line's, a marker's shape."""
+    line = trace.get("line") or {}
+    if "markers" in (trace.get("mode") or ""):
+        marker = trace.get("marker") or {}
+        edge = marker.get("line") or {}
+        body = _marker(str(_each(marker.get("symbol"), 0, "circle")), 0.5, 0.5, 0.7, 0,
+                       str(_each(marker.get("color"), 0, "#444")),
+                       str(_each(edge.get("color"), 0, "none")), 0.08)
+    elif trace.get("fill") == "toself":
+        body = (f'<rect x="0.1" y="0.1" width="0.8" height="0.8" '
+                f'fill="{escape(str(trace.get("fillcolor", "#ddd")))}" '
+                f'stroke="{escape(str(line.get("color", "#444")))}" stroke-width="0.08"/>')
+    else:
+        body = (f'<path d="M0.05,0.5L0.95,0.5" stroke="{escape(str(line.get("color", "#444")))}" '
+                f'stroke-width="0.2"/>')
+    return (f'<svg viewBox="0 0 1 1" width="14" height="14" aria-hidden="true" '
+            f'style="vertical-align:-2px">{body}</svg>')
+
+
+def board_legend(fig: go.Figure | dict) -> str:
+    """The figure's legend as HTML (plotly draws it under the plot; the SVG leaves it out): one
+    entry per trace plotly would list, its small picture and its name, in the figure's order."""
+    entries = [t for t in _spec(fig).get("data") or []
+               if t.get("showlegend", True) and t.get("name") and t.get("visible", True) is True]
+    items = "".join(f'<span role="listitem" style="margin-right:0.9em;white-space:nowrap">'
+                    f"{_swatch(t)} {_plain(str(t['name']))}</span>" for t in entries)
+    return (f'<div class="board-legend" role="list" aria-label="Legend" '
+            f'style="font-size:0.8rem;line-height:1.6;margin-top:0.2rem">{items}</div>')

@@ -213,9 +213,8 @@ def choose_continue(path: str, on_choose: Callable[[str], None]) -> bool:
 
 def _where_it_stands(path: str, game: dict[str, Any]) -> None:
     """The board of the game offered, as it stands (hover a counter for the unit): which game
-    it is at a glance. A still picture (dashboard/board_svg.py), drawn as soon as it arrives:
-    the page's charting code is a second's work for the browser, due only with the board played
-    on."""
+    it is at a glance. A still picture (dashboard/board_svg.py), drawn as soon as it arrives,
+    as the board played on is (dashboard/board_click.py)."""
     try:
         state = data.state_now(path, game["id"], game["events"])
     except (FoldError, StoreError, sqlite3.Error) as exc:

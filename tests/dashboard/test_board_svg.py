@@ -10,11 +10,12 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
+import plotly.graph_objects as go
 import pytest
 
 from figure_traces import games  # noqa: F401 - the fixture
 from warlog.dashboard import board
-from warlog.dashboard.board_svg import board_svg
+from warlog.dashboard.board_svg import board_legend, board_svg
 from warlog.engine import reach
 from warlog.engine.fold import Timeline
 
@@ -125,3 +126,28 @@ def test_each_trace_with_a_role_is_a_group_naming_its_role_side_and_points(games
     assert len(drawn_at) == len(centres)
     for a, b in zip(drawn_at, centres):
         assert a == pytest.approx(b, abs=1e-3)
+
+
+def test_the_legend_lists_what_plotly_would_list(games):  # noqa: F811
+    """The board's legend (under the SVG, which leaves plotly's legend out): one entry a trace
+    plotly lists, in its order, each a small picture and its name."""
+    events, tl = games["square"]
+    state = tl.state_at(len(events) // 2)
+    unit = state.alive()[0]
+    fig = board.board_figure(state, selected=reach.unit_reach(state, unit.id),
+                             ready=[unit.id], width_px=board.PAGE_PX)
+    listed = [t.name for t in fig.data if t.showlegend is not False and t.name]
+    assert "selected" in listed and "may act now" in listed
+    legend = ET.fromstring(board_legend(fig))
+    entries = [e for e in legend if e.get("role") == "listitem"]
+    assert ["".join(e.itertext()).strip() for e in entries] == [_plain(n) for n in listed]
+    assert all(e.find("svg") is not None for e in entries)  # each with its small picture
+
+
+def test_a_legend_name_stays_text():
+    """Trace names hold scenario text (a side's name): read as plotly reads it, never markup."""
+    fig = go.Figure([go.Scatter(x=[0], y=[0], mode="markers",
+                                name='Rome &amp; <img src=x onerror="alert(1)"> co')])
+    legend = ET.fromstring(board_legend(fig))
+    assert not [e for e in legend.iter() if e.tag == "img"]
+    assert "".join(legend.itertext()).strip() == "Rome &  co"  # the tag dropped, as plotly does

@@ -62,6 +62,20 @@ UNITS_AT = """side => { const g = document.querySelector(
 REACH_DRAWN = """() => !!document.querySelector('svg[data-board="live"] g[data-role="reach_moves"]')"""
 
 
+def assert_hover_names_a_unit(page) -> None:
+    """Hovering a unit that may act shows its text at once (the board's own tooltip, not the
+    browser's, which waits): its id first, as the events name it."""
+    x, y, _, _ = board_point(page, "ready")
+    page.mouse.move(x, y)
+    page.wait_for_function("() => { const t = document.querySelector('.warlog-board-tip');"
+                           " return t && t.style.display === 'block' && t.innerText.length; }")
+    tip = page.locator(".warlog-board-tip").inner_text()
+    units = page.evaluate("""() => JSON.parse(document.querySelector(
+        'svg[data-board=live] g[data-role=ready]').dataset.units)""")
+    assert tip.split(" ", 1)[0] in units, tip
+    page.mouse.move(0, 0)
+
+
 def _move_one_unit(page, side: str) -> None:
     """Select one of ``side``'s units by clicking it, click a cell it may move to, and choose
     the first order that click offers (or none, when it gave the one order there); wait until
@@ -111,6 +125,7 @@ def test_a_whole_battle_against_the_tactician_by_clicks_alone(dashboard):
         header = _header(page)
         if "to act: red (Red)" in header:
             if not moved and board_point(page, "ready") is not None:
+                assert_hover_names_a_unit(page)
                 _move_one_unit(page, "red")  # the phase goes on: the header stays
                 moved = True
                 continue

@@ -13,11 +13,14 @@ verdict), detail tables before it:
 1. **A click to the redrawn board, <= 250 ms server time, p95, on a 1,000-event game.** Two ways:
    - *the click's work*: what the page does on a rerun after a board click, called directly:
      ``Table.refresh``, ``Table.choices(unit)``, ``reach.unit_reach``, ``Table.units_to_act``,
-     ``board.board_figure(state, selected=..., ready=...)`` and ``plotly.io.to_json(fig,
-     validate=False)`` (what ``st.plotly_chart`` does with the figure);
+     ``board.board_spec(state, selected=..., ready=..., width_px=board.PAGE_PX)`` (the board as
+     plotly's plain data, no figure made) and what ``board_click.show`` sends to the page's board
+     component: ``board_svg.board_svg(spec, board.PAGE_PX, kind="live")`` (the board's SVG) and
+     ``board_svg.board_legend(spec)`` (its legend, HTML);
    - *a whole rerun*: Streamlit's ``AppTest`` on dashboard/app.py, the Play page open on the game
-     (``session_state["play_game"]``), a click simulated as its ``on_select`` callback leaves it
-     (``session_state["play_unit"]`` set to one of the side's units), then ``run()``. AppTest
+     (``session_state["play_game"]``), a click simulated as the board's click callback leaves it
+     (``session_state["play_unit"]`` set to one of the side's units), then ``run()``; the unit
+     is checked selected in the SVG the page sent (its ``reach_selected`` group). AppTest
      also compiles the page scripts anew on every run (a server does it once): printed, not
      subtracted.
    CPU time (``time.process_time``; the machine is shared) and wall time, the collector on as in a
@@ -27,16 +30,21 @@ verdict), detail tables before it:
    selected.
 2. **The browser's repaint after an action, <= 500 ms p95**: ``streamlit run`` on a free port
    and Debian's chromium through Playwright; on the Play page (url path /play, the game opened
-   by its "Continue" button), a real mouse click on one of the acting side's units, timed from
-   the click to the board's plot holding that unit's ``reach_selected`` trace (plotly.js's
-   ``_fullData``). Reference: the same click on a second server whose database holds the tiny
-   game, alternated tab by tab. Wall time (a browser and a server are two processes).
+   by its "Continue" button), a real mouse click on one of the acting side's units (at its
+   counter's page position, read from the board's SVG: the ``ready`` group's frames round the
+   units that may act, mapped through the SVG's ``getScreenCTM``), timed from the click to the board
+   (``svg[data-board="live"]``, drawn by the page's custom component, dashboard/board_click.py)
+   holding that unit's reach, ``g[data-role="reach_selected"][data-unit="<unit>"]``. Reference:
+   the same click on a second server whose database holds the tiny game, alternated tab by tab.
+   Wall time (a browser and a server are two processes).
 3. **First board on a warm server, <= 3 s**: from ``page.goto(.../play)`` (a new tab in the same
    browser, so its cache is warm too) to the first board with its counters drawn: the landing's
-   still picture of the game offered to continue (an SVG drawn from the board's figure). Then, as a player does it, "Continue" is clicked once
-   the landing is drawn and idle, and the time to the playable board (the units that may act
-   marked) is printed beside it. Each server has served one page before. Reference: the tiny
-   game's server, alternated.
+   still picture of the game offered to continue (an SVG drawn from the board's figure,
+   ``svg[data-board="still"]``). Then, as a player does it, "Continue" is clicked once the
+   landing is drawn and idle, and the time to the playable board (the live SVG board,
+   ``svg[data-board="live"]``, with its ``g[data-role="ready"]``: the units that may act marked)
+   is printed beside it. There is no plotly chart on the Play page (no plotly.js loaded). Each
+   server has served one page before. Reference: the tiny game's server, alternated.
 4. **A tactician reply <= 1 s CPU a decision, every rule system**: every bundled scenario of
    every rule system, tactician against tactician, seeds 1 to 3 (``--quick``: the first scenario
    of each system, seed 1, a few decisions); every ``engine.bots.next_order`` timed in CPU; mean,
@@ -56,11 +64,13 @@ from __future__ import annotations
 
 import cProfile
 import gc
+import html
 import json
 import math
 import os
 import platform
 import pstats
+import re
 import socket
 import statistics
 import subprocess
@@ -73,13 +83,12 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-import plotly.io
 from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table as RichTable
 from streamlit import logger as streamlit_logger
 
-from warlog.dashboard import board, play_session
+from warlog.dashboard import board, board_svg, play_session
 from warlog.dashboard.play_session import Seat, Table
 from warlog.engine import reach
 from warlog.engine.bots import bot_rng, get_policy, next_order
@@ -182,8 +191,9 @@ def click_work(table: Table, unit: str | None) -> None:
     table.choices(unit)
     selected = None if unit is None else reach.unit_reach(state, unit)
     ready = table.units_to_act()
-    fig = board.board_figure(state, selected=selected, ready=ready)
-    plotly.io.to_json(fig, validate=False)
+    spec = board.board_spec(state, selected=selected, ready=ready, width_px=board.PAGE_PX)
+    board_svg.board_svg(spec, board.PAGE_PX, title=f"The board, {state.to_act} to act",
+                        kind="live") + board_svg.board_legend(spec)  # board_click.show's work
 
 
 def direct_clicks(db: Path, n: int, progress: Progress) -> dict[str, list[Sample]]:
@@ -219,23 +229,31 @@ def app_test(game: str):
     return at
 
 
-def board_spec(at) -> dict:
-    charts = at.get("plotly_chart")
-    if not charts:
-        raise RuntimeError("the Play page drew no board")
-    return json.loads(charts[0].proto.spec)
+def board_live_svg(at) -> str:
+    """The playable board's SVG the page sent to its board component (dashboard/board_click.py),
+    found among the component's data by its ``data-board="live"``."""
+    for element in at.get("bidi_component"):
+        if element.key != "play_board":
+            continue
+        data = json.loads(element.proto.json or "{}")
+        for value in (data.values() if isinstance(data, dict) else ()):
+            if isinstance(value, str) and 'data-board="live"' in value:
+                return value
+    raise RuntimeError("the Play page drew no board")
 
 
 def selected_unit(at) -> str | None:
-    for trace in board_spec(at)["data"]:
-        if (trace.get("meta") or {}).get("role") == "reach_selected":
-            return trace["meta"]["unit"]
+    """The unit whose reach the board shows: its ``reach_selected`` group's ``data-unit``."""
+    for group in re.findall(r"<g\b[^>]*>", board_live_svg(at)):
+        if 'data-role="reach_selected"' in group:
+            found = re.search(r'\bdata-unit="([^"]*)"', group)
+            return html.unescape(found.group(1)) if found else None
     return None
 
 
 def rerun(at, unit: str | None) -> Callable[[], None]:
     def go() -> None:
-        at.session_state["play_unit"] = unit  # what the board's on_select callback leaves
+        at.session_state["play_unit"] = unit  # what a click on the board's unit leaves
         at.run()
     return go
 
@@ -310,34 +328,35 @@ def stop_server(proc: subprocess.Popen) -> None:
 
 
 # A board with its counters drawn: the landing's still picture of the game offered to continue
-# (dashboard/board_svg.py) or a plotly board; the playable board marks the units that may act
-# (the person's side is to act).
+# or the playable board, both SVGs (dashboard/board_svg.py; the playable one drawn by the page's
+# board component, dashboard/board_click.py, in the page's own DOM); the playable board marks the
+# units that may act (the person's side is to act). Each trace with a role is a group naming it:
+# data-role, data-side, data-unit, data-units (a JSON list of unit ids), data-at (its points in
+# the board's units, "x,y x,y ...").
 BOARD_DRAWN = """() => !!document.querySelector('svg[data-board="still"] rect title')
-    || Array.from(document.querySelectorAll('.js-plotly-plot')).some(el => el._fullData
-       && el._fullData.some(t => t.meta && t.meta.role === 'units' && t._length > 0))"""
-PLAYABLE = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).some(el =>
-    el._fullData && el._fullData.some(t => t.meta && t.meta.role === 'ready'))"""
-SELECTED = """uid => { const el = document.querySelector('.js-plotly-plot');
-    return !!(el && el._fullData && el._fullData.some(t => t.meta
-              && t.meta.role === 'reach_selected' && t.meta.unit === uid)); }"""
+    || Array.from(document.querySelectorAll('svg[data-board="live"] g[data-role="units"]'))
+       .some(g => (g.dataset.at || '').trim() !== '')"""
+PLAYABLE = """() => !!document.querySelector('svg[data-board="live"] g[data-role="ready"]')"""
+SELECTED = """uid => Array.from(document.querySelectorAll(
+    'svg[data-board="live"] g[data-role="reach_selected"]')).some(g => g.dataset.unit === uid)"""
 IDLE = """() => !document.querySelector('[data-testid="stStatusWidget"]')"""
-# Where each unit that may act now sits on the page (its point in the units trace).
+# Where each unit that may act now sits on the page: the ready group's frames, drawn round those
+# units at their cells' centres (its data-units names its points' units, in order), mapped from
+# the board's units to the page by the SVG's screen matrix; only points inside the viewport.
 READY_POINTS = """() => {
-    const el = document.querySelector('.js-plotly-plot');
-    const ready = el._fullData.find(t => t.meta && t.meta.role === 'ready');
+    const svg = document.querySelector('svg[data-board="live"]');
+    const ready = svg && svg.querySelector('g[data-role="ready"]');
     if (!ready) return [];
-    const box = el.getBoundingClientRect(), out = [];
-    for (const t of el._fullData.filter(t => t.meta && t.meta.role === 'units')) {
-        const xa = el._fullLayout[t.xaxis.replace('x', 'xaxis')];
-        const ya = el._fullLayout[t.yaxis.replace('y', 'yaxis')];
-        for (let i = 0; i < t._length; i++) {
-            if (!ready.meta.units.includes(t.customdata[i])) continue;
-            const x = box.left + xa._offset + xa.l2p(t.x[i]);
-            const y = box.top + ya._offset + ya.l2p(t.y[i]);
-            if (y > 0 && y < window.innerHeight && x > 0 && x < window.innerWidth)
-                out.push([t.customdata[i], x, y]);
-        }
-    }
+    const units = JSON.parse(ready.dataset.units || '[]');
+    const points = (ready.dataset.at || '').split(' ').filter(p => p)
+        .map(p => p.split(',').map(Number));
+    const matrix = svg.getScreenCTM(), out = [];
+    units.forEach((uid, i) => {
+        if (i >= points.length) return;
+        const page = new DOMPoint(points[i][0], points[i][1]).matrixTransform(matrix);
+        if (page.y > 0 && page.y < window.innerHeight && page.x > 0 && page.x < window.innerWidth)
+            out.push([uid, page.x, page.y]);
+    });
     return out;
 }"""
 

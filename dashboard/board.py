@@ -369,9 +369,21 @@ def _legend_room(traces: list[dict], width_px: float) -> int:
 def board_figure(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
                  selected: UnitReach | None = None, width_px: int = BOARD_PX,
                  ready: Sequence[str] = ()) -> go.Figure:
-    """The board at ``state``: terrain, objectives, the live units' counters (dashboard/
-    counters.py), the fallen faded where they fell, the reach of the ``selected`` unit and,
-    over everything, the ``highlight`` marks of the current step (see analysis.highlights).
+    """``board_spec`` as a plotly figure (the Replay page, the pictures, the report)."""
+    # built as plain dicts and handed over unvalidated: plotly's validation of every property
+    # was most of a step's cost, and tests/dashboard/test_board.py validates every kind of trace
+    return go.Figure(board_spec(state, highlight=highlight, selected=selected,
+                                width_px=width_px, ready=ready), _validate=False)
+
+
+def board_spec(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
+               selected: UnitReach | None = None, width_px: int = BOARD_PX,
+               ready: Sequence[str] = ()) -> dict[str, Any]:
+    """The board at ``state`` as plotly's plain data (``{"data": traces, "layout": ...}``,
+    what the SVG board reads with no figure made and copied: dashboard/board_svg.py): terrain,
+    objectives, the live units' counters (dashboard/counters.py), the fallen faded where they
+    fell, the reach of the ``selected`` unit and, over everything, the ``highlight`` marks of
+    the current step (see analysis.highlights).
     Row 0 is at the top, as on the table. Counters are drawn in data units, markers and text
     in pixels, so the figure's height follows the board's shape for a plot about
     ``width_px`` wide. ``ready``: units to mark as able to act now."""
@@ -414,6 +426,4 @@ def board_figure(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
     )
     if annotations:
         layout["annotations"] = annotations
-    # built as plain dicts and handed over unvalidated: plotly's validation of every property
-    # was most of a step's cost, and tests/dashboard/test_board.py validates every kind of trace
-    return go.Figure({"data": traces, "layout": layout}, _validate=False)
+    return {"data": traces, "layout": layout}

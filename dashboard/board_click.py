@@ -3,7 +3,7 @@ component that reports where it was clicked.
 
 Why not plotly's own click events: the first plotly chart of a page makes the browser load and run
 plotly.js (4.7 MB, about a second on a slow machine) before anything is drawn, and every redraw
-after a click goes through plotly's layout. The SVG is the same figure (``board.board_figure``),
+after a click goes through plotly's layout. The SVG is the same drawing (``board.board_spec``),
 translated; the browser draws it as soon as it arrives. A click anywhere on it comes back as a
 point in the board's own units (the engine's cell centres), and ``cell_at`` finds the cell whose
 polygon holds it: a click on a counter, on its cell's empty corner or on a mark drawn over it all
@@ -16,7 +16,6 @@ import hashlib
 from pathlib import Path
 from typing import Any, Callable
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from warlog.dashboard.board_svg import board_legend, board_svg
@@ -36,12 +35,11 @@ _component = st.components.v2.component("warlog.board", js=SCRIPT, css=STYLE,
                                         isolate_styles=False)
 
 
-def show(fig: go.Figure, width_px: int, key: str, on_click: Callable[[], None],
+def show(spec: dict, width_px: int, key: str, on_click: Callable[[], None],
          title: str = "") -> None:
-    """Draw ``fig`` (a ``board.board_figure`` made ``width_px`` wide) as a board the player
+    """Draw ``spec`` (a ``board.board_spec`` made ``width_px`` wide) as a board the player
     clicks, its legend under it; ``on_click`` runs before the page reruns, ``clicked(key)`` then
     says where."""
-    spec = fig.to_dict()
     html = board_svg(spec, width_px, title=title, kind="live") + board_legend(spec)
     version = hashlib.blake2b(html.encode(), digest_size=8).hexdigest()
     _component(key=key, data={"html": html, "version": version}, on_click_change=on_click)

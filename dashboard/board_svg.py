@@ -203,8 +203,9 @@ def _spec(fig: go.Figure | dict) -> dict:
 
 
 def board_svg(fig: go.Figure | dict, width_px: int, title: str = "", kind: str = "still") -> str:
-    """``fig`` (a ``board.board_figure`` made for a plot ``width_px`` wide) as an SVG document
-    of that width, scaled to its container; ``title``: what a screen reader says it is;
+    """``fig`` (a ``board.board_figure``, or its plain ``board_spec``, made for a plot
+    ``width_px`` wide) as an SVG document of that width, scaled to its container; ``title``:
+    what a screen reader says it is;
     ``kind``: "still" for a picture, "live" for the board a player clicks
     (dashboard/board_click.py), written as the svg's ``data-board``."""
     spec = _spec(fig)

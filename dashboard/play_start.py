@@ -222,7 +222,7 @@ def _where_it_stands(path: str, game: dict[str, Any]) -> None:
         return
     st.caption(f"Turn {state.turn} · {state.side or '—'} {phase_name(state.phase)}")
     # markdown, not st.html (which drew nothing of an SVG here); every text in it is escaped
-    st.markdown(board_svg(board.board_figure(state, width_px=board.PAGE_PX), board.PAGE_PX,
+    st.markdown(board_svg(board.board_spec(state, width_px=board.PAGE_PX), board.PAGE_PX,
                           title=f"The board of {game['id']}"), unsafe_allow_html=True)
 
 

@@ -211,8 +211,8 @@ def _playing(path: str, game: str) -> None:  # noqa: C901 - the page's one layou
         selected = None if unit is None else reach.unit_reach(state, unit)
         ready = table.units_to_act() if seat is not None and not seat.bot and \
             table.may_order() else ()
-        board_click.show(board.board_figure(state, selected=selected, ready=ready,
-                                            width_px=board.PAGE_PX),
+        board_click.show(board.board_spec(state, selected=selected, ready=ready,
+                                          width_px=board.PAGE_PX),
                          board.PAGE_PX, key="play_board", on_click=lambda: _board_clicked(table),
                          title=f"The board, {state.to_act} to act")
         st.caption("Click one of your units to select it, then a cell or an enemy to order it.")

@@ -151,3 +151,16 @@ def test_a_legend_name_stays_text():
     legend = ET.fromstring(board_legend(fig))
     assert not [e for e in legend.iter() if e.tag == "img"]
     assert "".join(legend.itertext()).strip() == "Rome &  co"  # the tag dropped, as plotly does
+
+
+@pytest.mark.parametrize("scenario", SYSTEMS)
+def test_the_plain_spec_draws_the_same_board_as_the_figure(bundled_games, scenario):
+    """The Play page draws from ``board_spec`` (no figure made and copied): the very SVG and
+    legend the figure gives, a unit selected and units ready."""
+    events = bundled_games[scenario]
+    state = Timeline(events).state_at(len(events) // 2)
+    unit = state.alive()[0].id
+    drawn = {"selected": reach.unit_reach(state, unit), "ready": [unit], "width_px": 516}
+    fig, spec = board.board_figure(state, **drawn), board.board_spec(state, **drawn)
+    assert board_svg(spec, 516, kind="live") == board_svg(fig, 516, kind="live")
+    assert board_legend(spec) == board_legend(fig)

@@ -287,48 +287,6 @@ def _add_reach_rings(traces: list[dict], state: GameState, reach: UnitReach,
             meta={"role": f"reach_{kind}", "unit": reach.unit, "units": [u.id for u in chosen]}))
 
 
-def _clicked_points(selection: Any) -> list[dict]:
-    """The points of a plotly selection as Streamlit reports it (x, y, customdata)."""
-    return ((selection or {}).get("selection") or {}).get("points") or []
-
-
-def _at_centre(point: dict, centres: Iterable[tuple[float, float]]) -> tuple[float, float] | None:
-    """The centre among ``centres`` a clicked point sits on (the cells' and units' points are
-    drawn at their cells' centres), or None."""
-    x, y = point.get("x"), point.get("y")
-    if isinstance(x, (int, float)) and isinstance(y, (int, float)):
-        return next((c for c in centres if abs(c[0] - x) < 1e-6 and abs(c[1] - y) < 1e-6), None)
-    return None
-
-
-def clicked_unit(state: GameState, selection: Any) -> str | None:
-    """The unit a click on the board picked, or None for a click on no unit. Streamlit reports
-    a plotly selection as points with their x, y and customdata: a unit's own marks carry its
-    id; a click that lands on the cell under it (the cells' hover points sit at the same
-    centres) is matched by position to the live unit there."""
-    centres = {state.grid.centre(u.cell): u.id for u in state.alive()}
-    for point in _clicked_points(selection):
-        uid = point.get("customdata")
-        if isinstance(uid, list) and uid:
-            uid = uid[0]
-        if isinstance(uid, str) and uid in state.units:
-            return uid
-        centre = _at_centre(point, centres)
-        if centre is not None:
-            return centres[centre]
-    return None
-
-
-def clicked_cell(state: GameState, selection: Any) -> tuple[int, int] | None:
-    """The cell whose centre a click on the board landed on, or None."""
-    centres = {state.grid.centre(cell): cell for cell in state.grid.cells()}
-    for point in _clicked_points(selection):
-        centre = _at_centre(point, centres)
-        if centre is not None:
-            return centres[centre]
-    return None
-
-
 READY_COLOUR = "#43a047"
 
 
@@ -407,9 +365,6 @@ def board_spec(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
     if selected is not None:
         _add_reach_rings(traces, state, selected, cell_px)
     _add_highlights(traces, annotations, state, highlight, size)
-    for trace in traces:  # a click selects a unit: plotly must not fade the rest of the board
-        opacity = trace.get("marker", {}).get("opacity", 1)
-        trace["selected"] = trace["unselected"] = {"marker": {"opacity": opacity}}
     bottom = _legend_room(traces, width_px)
     height = int(cell_px * h) + TOP_PX + bottom + 10
     row0 = [grid.centre((c, 0)) for c in range(grid.width)]

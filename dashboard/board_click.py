@@ -20,6 +20,7 @@ import streamlit as st
 
 from warlog.dashboard.board_svg import board_legend, board_svg
 from warlog.engine.geometry import Cell, Grid
+from warlog.engine.state import GameState
 
 SCRIPT = (Path(__file__).with_name("board_click.js")).read_text(encoding="utf-8")
 STYLE = """
@@ -73,3 +74,10 @@ def cell_at(grid: Grid, point: tuple[float, float] | None) -> Cell | None:
         return None
     return next((cell for cell in grid.cells() if _inside(point, grid.corners(cell))), None)
 
+
+
+def clicked_unit(key: str, state: GameState) -> str | None:
+    """The live unit in the cell the board ``key`` was last clicked in, or None."""
+    cell = cell_at(state.grid, clicked(key))
+    unit = None if cell is None else state.unit_at(cell)
+    return None if unit is None else unit.id

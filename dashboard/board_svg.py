@@ -108,6 +108,19 @@ def _marker(symbol: str, x: float, y: float, size: float, angle: float, colour: 
     return f'<circle cx="{_num(x)}" cy="{_num(y)}" r="{_num(r)}" {paint}/>'
 
 
+def _angle(marker: dict, points: list[tuple[float, float] | None], i: int) -> float:
+    """A marker's turn in degrees clockwise from up: its own angle, plus, with ``angleref``
+    "previous" (the arrows of a move or an attack), the direction it came from its previous
+    point (the y axis runs down the screen, as the board's does)."""
+    angle = float(_each(marker.get("angle"), i, 0) or 0)
+    before = points[i - 1] if i > 0 else None
+    if marker.get("angleref") == "previous" and before is not None and points[i] is not None:
+        (x0, y0), (x1, y1) = before, points[i]
+        if (x0, y0) != (x1, y1):
+            angle += math.degrees(math.atan2(x1 - x0, -(y1 - y0)))
+    return angle
+
+
 TAGS = re.compile(r"<[^>]+>")
 
 
@@ -124,8 +137,9 @@ def _markers(trace: dict, px: float) -> list[str]:
     hover = trace.get("hovertext")
     if hover is None and "%{text}" in str(trace.get("hovertemplate") or ""):
         hover = trace.get("text")  # the cells name themselves so
+    points = _points(trace)
     out = []
-    for i, p in enumerate(_points(trace)):
+    for i, p in enumerate(points):
         if p is None:
             continue
         size = float(_each(marker.get("size"), i, 6)) / px
@@ -138,7 +152,7 @@ def _markers(trace: dict, px: float) -> list[str]:
             continue
         edge = marker.get("line") or {}
         shape = _marker(str(_each(marker.get("symbol"), i, "circle")), p[0], p[1], size,
-                        float(_each(marker.get("angle"), i, 0) or 0),
+                        _angle(marker, points, i),
                         str(_each(marker.get("color"), i, "#444")),
                         str(_each(edge.get("color"), i, "none")),
                         float(_each(edge.get("width"), i, 0) or 0) / px)
@@ -162,6 +176,33 @@ def _texts(trace: dict, px: float) -> list[str]:
             if p is not None and i < len(texts) and texts[i] not in (None, "")]
 
 
+def _annotations(layout: dict, px: float) -> list[str]:
+    """The layout's text labels (a shot's or a melee's result over its target): the text in a
+    box of its background and border colours, its bottom edge at the point when ``yanchor`` is
+    "bottom", else centred on it."""
+    out = []
+    for note in layout.get("annotations") or []:
+        x, y, text = note.get("x"), note.get("y"), str(note.get("text") or "")
+        if not isinstance(x, (int, float)) or not isinstance(y, (int, float)) or not text:
+            continue
+        font = note.get("font") or {}
+        size = float(font.get("size", 12)) / px
+        lines = re.split(r"<br\s*/?>", text)  # each written by _text, read as plotly reads it
+        longest = max(len(unescape(TAGS.sub("", line))) for line in lines)
+        width = longest * size * 0.6 + size * 0.6
+        height = len(lines) * size * 1.25 + size * 0.3
+        top = y - height if note.get("yanchor") == "bottom" else y - height / 2
+        colour = str(font.get("color", "#222"))
+        box = (f'<rect x="{_num(x - width / 2)}" y="{_num(top)}" width="{_num(width)}" '
+               f'height="{_num(height)}" fill="{escape(str(note.get("bgcolor", "none")))}" '
+               f'stroke="{escape(str(note.get("bordercolor", "none")))}" '
+               f'stroke-width="{_num(1 / px)}"/>')
+        words = "".join(_text(x, top + size * (0.15 + 1.25 * k + 0.625), size, colour, line)
+                        for k, line in enumerate(lines))
+        out.append(f'<g data-role="label">{box}{words}</g>')
+    return out
+
+
 def _extent(traces: list[dict], layout: dict) -> tuple[float, float, float, float]:
     xs = [p[0] for t in traces for p in _points(t) if p is not None]
     ys = [p[1] for t in traces for p in _points(t) if p is not None]
@@ -181,19 +222,19 @@ def _numbers(layout: dict, box: tuple[float, float, float, float], px: float) ->
 
 
 def _named(trace: dict) -> str:
-    """A trace's role on the board (its side, its unit or units) with its points, as the group's
-    attributes: what a page script or a browser test reads to find a unit, a ready frame or a
-    cell the selected unit may move to, as plotly's traces are read by their ``meta``."""
+    """A trace's ``meta`` (its role on the board, its side, unit, units, status ...) and its
+    points, as the group's attributes: what a page script or a test reads to find a unit, a
+    ready frame or a cell the selected unit may move to, as plotly's traces are read by their
+    ``meta``. Text and numbers as they are (``data-side="red"``), lists as JSON (ids may hold
+    spaces); the points as ``data-at="x,y x,y"``."""
     meta = trace.get("meta") if isinstance(trace.get("meta"), dict) else {}
     if not meta.get("role"):
         return ""
+    named = ""
+    for key, value in meta.items():
+        shown = value if isinstance(value, str) else json.dumps(value)
+        named += f' data-{escape(str(key))}="{escape(shown)}"'
     at = " ".join(f"{_num(x)},{_num(y)}" for x, y in filter(None, _points(trace)))
-    named = f' data-role="{escape(str(meta["role"]))}"'
-    for field in ("side", "unit"):
-        if meta.get(field):
-            named += f' data-{field}="{escape(str(meta[field]))}"'
-    if isinstance(meta.get("units"), list):  # ids may hold spaces: a JSON list
-        named += f' data-units="{escape(json.dumps(meta["units"]))}"'
     return f'{named} data-at="{at}"'
 
 
@@ -229,6 +270,7 @@ def board_svg(fig: go.Figure | dict, width_px: int, title: str = "", kind: str =
             parts.append(f"<g{shade}{_named(trace)}>")
             parts += body
             parts.append("</g>")
+    parts += _annotations(layout, px)
     parts += _numbers(layout, box, px)
     x0, y0, x1, y1 = box[0] - NUMBERS, box[1] - NUMBERS, box[2], box[3]
     view = f"{_num(x0)} {_num(y0)} {_num(x1 - x0)} {_num(y1 - y0)}"

@@ -46,3 +46,29 @@ def click_board(at: AppTest, key: str, x: float, y: float) -> AppTest:
     states = at._tree.get_widget_states()
     states.widgets.append(state)
     return at._run(states)
+
+
+def board_groups(at: AppTest, key: str) -> list[dict]:
+    """The groups of the board ``key`` the page sent to its component (dashboard/board_svg.py
+    names each trace's group by its ``meta``): each group's meta (text as it is, other values
+    read as JSON) and its points as ``at`` [(x, y), ...], in the figure's order."""
+    import xml.etree.ElementTree as ET
+
+    (board,) = [e for e in at.get("bidi_component") if e.key == key]
+    html = json.loads(board.proto.json)["html"]
+    groups = []
+    for g in ET.fromstring(f"<page>{html}</page>").iter("{http://www.w3.org/2000/svg}g"):
+        if not g.get("data-role"):
+            continue
+        meta = {name[5:]: _value(text) for name, text in g.attrib.items()
+                if name.startswith("data-") and name != "data-at"}
+        numbers = [float(v) for p in g.get("data-at", "").split() for v in p.split(",")]
+        groups.append({**meta, "at": list(zip(numbers[::2], numbers[1::2]))})
+    return groups
+
+
+def _value(text: str):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

@@ -106,8 +106,7 @@ def _board_clicked(table: Table) -> None:
     that enemy (a Frontier fight names its target, not a unit); several: offered as buttons."""
     state = table.state
     cell = board_click.cell_at(state.grid, board_click.clicked("play_board"))
-    clicked = None if cell is None else state.unit_at(cell)
-    uid = None if clicked is None else clicked.id
+    uid = board_click.clicked_unit("play_board", state)
     if uid is not None and state.units[uid].side == state.to_act:
         st.session_state["play_unit"] = uid
         st.session_state.pop("play_offer", None)

@@ -26,7 +26,7 @@ from typing import Any
 
 import streamlit as st
 
-from warlog.dashboard import board, data, scrub, step_actions, teach, verifying
+from warlog.dashboard import board, board_click, data, scrub, step_actions, teach, verifying
 from warlog.engine import analysis, narration, reach
 from warlog.engine.flow import phase_name
 from warlog.engine.fold import evolve
@@ -312,7 +312,7 @@ NO_UNIT = "—"
 
 def _board_clicked(state) -> None:
     """A click on a unit of the board selects it; a click anywhere else clears the selection."""
-    st.session_state["selected_unit"] = board.clicked_unit(state, st.session_state.get("board")) or NO_UNIT
+    st.session_state["selected_unit"] = board_click.clicked_unit("board", state) or NO_UNIT
 
 
 def unit_picker(state) -> reach.UnitReach | None:
@@ -419,10 +419,11 @@ def main() -> None:
         marks = analysis.highlights(events[step.first : shown + 1], state)
         drawn = st.container()  # the board first on the page, its unit picker below it
         selected = unit_picker(state)
-        drawn.plotly_chart(board.board_figure(state, highlight=marks, selected=selected,
+        with drawn:
+            board_click.show(board.board_spec(state, highlight=marks, selected=selected,
                                               width_px=board.PAGE_PX),
-                           key="board", on_select=partial(_board_clicked, state),
-                           selection_mode="points", config={"displayModeBar": False})
+                             board.PAGE_PX, key="board", on_click=partial(_board_clicked, state),
+                             title=f"The board after step {step.index + 1}")
         st.caption(f"{'Before the answer' if hidden else 'After this step'}: turn {state.turn} · "
                    f"{state.side or '—'} {phase_name(state.phase)} · each counter shows its "
                    "type's map symbol, its id, the strength it has left of what it started with "

@@ -4,13 +4,12 @@ test points $WARLOG_DB at it."""
 
 from __future__ import annotations
 
-import base64
 import json
 from pathlib import Path
 
-import numpy as np
 import orjson
 import pytest
+from app_pages import board_groups
 from run_once import copied
 from streamlit.testing.v1 import AppTest
 from waits import LIMIT
@@ -44,21 +43,12 @@ def app(demo_db, monkeypatch) -> AppTest:
     return at
 
 
-def _array(value) -> list:
-    """A plotly spec array: a list, or plotly 7's {"dtype", "bdata"} for typed arrays."""
-    if isinstance(value, dict) and "bdata" in value:
-        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).tolist()
-    return list(value)
-
-
 def board_units(at: AppTest) -> dict[str, list[tuple[float, float]]]:
-    """Unit positions per side, as drawn on the page's board figure."""
-    for chart in at.get("plotly_chart"):
-        spec = json.loads(chart.proto.spec)
-        units = [t for t in spec["data"] if (t.get("meta") or {}).get("role") == "units"]
-        if units:
-            return {t["meta"]["side"]: list(zip(_array(t["x"]), _array(t["y"]))) for t in units}
-    raise AssertionError("no board on the page")
+    """Unit positions per side, as drawn on the page's board."""
+    groups = board_groups(at, "board")
+    assert any(g["role"] == "cells" for g in groups), "no board on the page"
+    drawn = {g["side"]: g["at"] for g in groups if g["role"] == "units"}
+    return {side: drawn.get(side, []) for side in ("red", "blue")}  # a side wiped out: none
 
 
 def turn_slider(at: AppTest):
@@ -336,12 +326,9 @@ def test_the_board_and_each_chart_download_as_png(app):
 
 
 def _board_roles(at: AppTest) -> dict[str, dict]:
-    for chart in at.get("plotly_chart"):
-        spec = json.loads(chart.proto.spec)
-        roles = {(t.get("meta") or {}).get("role"): t for t in spec["data"]}
-        if "units" in roles:
-            return roles
-    raise AssertionError("no board on the page")
+    roles = {g["role"]: g for g in board_groups(at, "board")}
+    assert "cells" in roles, "no board on the page"
+    return roles
 
 
 def test_selecting_a_unit_draws_its_reach_and_explains_it(app):
@@ -354,11 +341,11 @@ def test_selecting_a_unit_draws_its_reach_and_explains_it(app):
     seen = set()
     for _ in range(40):  # the selection stays as the game goes on; its reach follows the step
         roles = _board_roles(at)
-        assert roles["reach_selected"]["customdata"] == [uid]
+        assert roles["reach_selected"]["units"] == [uid]
         text = next(m.value for m in at.markdown if m.value.startswith(f"**{uid}**"))
         if "may move to" in text:
             seen.add("moves")
-            assert roles["reach_moves"]["meta"]["cells"]
+            assert roles["reach_moves"]["at"]
         if "blue is to act" in text:
             seen.add("waiting")
             assert "reach_moves" not in roles

@@ -306,34 +306,6 @@ def test_a_selected_unit_shows_its_zone_and_moves_under_the_counters_and_a_ring_
     assert not traces(board.board_figure(state), "reach_selected")  # nothing selected: no ring
 
 
-def test_a_click_on_the_board_picks_the_unit_under_it(games):
-    events, tl = games["square"]
-    state = tl.state_at(0)
-    uid = next(iter(state.units))
-    pick = {"selection": {"points": [{"x": 1.5, "y": 2.5, "customdata": uid}]}}
-    assert board.clicked_unit(state, pick) == uid
-    assert board.clicked_unit(state, {"selection": {"points": [{"x": -5, "y": -5}]}}) is None
-    assert board.clicked_unit(state, {"selection": {"points": [{"customdata": "nobody"}]}}) is None
-    assert board.clicked_unit(state, None) is None
-
-
-def test_a_click_on_the_cell_under_a_unit_picks_that_unit(games):
-    events, tl = games["brick"]
-    state = tl.state_at(0)
-    u = state.alive()[0]
-    x, y = state.grid.centre(u.cell)
-    assert board.clicked_unit(state, {"selection": {"points": [{"x": x, "y": y}]}}) == u.id
-    assert board.clicked_unit(state, {"selection": {"points": [{"x": x + 0.5, "y": y}]}}) is None
-
-
-def test_a_click_does_not_fade_the_board(games):
-    events, tl = games["hex"]
-    fig = board.board_figure(tl.state_at(0))
-    for t in fig.data:
-        own = t.marker.opacity if t.marker.opacity is not None else 1
-        assert t.unselected.marker.opacity == own == t.selected.marker.opacity, t.name
-
-
 @pytest.mark.parametrize("kind", ["square", "hex", "brick"])
 def test_every_property_the_board_draws_is_one_plotly_knows(games, kind):
     """The board is built from plain dicts without plotly's validation (it was most of a step's
@@ -396,13 +368,3 @@ def test_the_units_that_may_act_now_are_ringed_and_nothing_else_is(games):
     assert all(state.units[u].side == state.to_act for u in ready)
     plain = board.board_figure(state).to_dict()
     assert not [t for t in plain["data"] if t["meta"]["role"] == "ready"]
-
-
-def test_a_click_names_the_cell_whose_centre_it_landed_on():
-    state = replay(_golden("portable-hit-table-square"))
-    cell = (3, 2)
-    x, y = state.grid.centre(cell)
-    assert board.clicked_cell(state, {"selection": {"points": [{"x": x, "y": y}]}}) == cell
-    assert board.clicked_cell(state, {"selection": {"points": [{"x": x + 0.3, "y": y}]}}) is None
-    assert board.clicked_cell(state, {"selection": {"points": [{"x": "a", "y": y}]}}) is None
-    assert board.clicked_cell(state, None) is None

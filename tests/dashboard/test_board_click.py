@@ -9,6 +9,7 @@ import math
 import pytest
 import streamlit as st
 
+from figure_traces import games  # noqa: F401 - the fixture
 from warlog.dashboard import board_click
 from warlog.engine.geometry import make_grid
 
@@ -51,3 +52,28 @@ def test_only_a_click_the_page_sends_is_a_click(value, expected, monkeypatch):
     assert board_click.clicked("board") == expected
     monkeypatch.setattr(st, "session_state", {})
     assert board_click.clicked("board") is None
+
+
+def test_a_click_in_a_units_cell_picks_the_unit_and_nowhere_else(games, monkeypatch):  # noqa: F811
+    """Anywhere in a live unit's cell picks it (its counter, the cell's corner); an empty cell,
+    a fallen unit's cell or off the board picks none."""
+    events, tl = games["hex"]
+    state = tl.state_at(len(events) - 1)
+    grid = state.grid
+
+    def click(point):
+        x, y = point
+        monkeypatch.setattr(st, "session_state", {"board": {"click": {"x": x, "y": y}}})
+        return board_click.clicked_unit("board", state)
+
+    for unit in state.alive():
+        centre, corner = grid.centre(unit.cell), grid.corners(unit.cell)[2]
+        assert click(centre) == unit.id
+        assert click(_towards(centre, corner, 0.9)) == unit.id
+    taken = {u.cell for u in state.alive()}
+    empty = next(c for c in grid.cells() if c not in taken)
+    assert click(grid.centre(empty)) is None
+    fallen = [u for u in state.units.values() if u.removed and u.cell not in taken]
+    assert fallen, "the game's last state has a unit fallen where no one stands"
+    assert click(grid.centre(fallen[0].cell)) is None
+    assert click((-3.0, -3.0)) is None

@@ -12,7 +12,7 @@ import os
 import shutil
 
 import pytest
-from browser_kit import chromium, new_page, streamlit_server
+from browser_kit import board_point, chromium, new_page, streamlit_server
 from run_once import copied
 from waits import LIMIT_MS, wait_until
 
@@ -43,20 +43,21 @@ def _step_title(page) -> str:
     return page.get_by_text("Step ", exact=False).filter(has_text=" of ").first.inner_text()
 
 
+BOARD = 'svg[data-board="live"]'  # the board (dashboard/board_click.py); the charts are plotly's
+
+
 def _live_units(page) -> int:
-    """Points in the board's unit traces, as plotly.js drew them."""
-    return page.evaluate("""() => {
-        const el = document.querySelector('.js-plotly-plot');
-        return el._fullData.filter(t => t.meta && t.meta.role === 'units')
-                           .reduce((n, t) => n + t._length, 0);
-    }""")
+    """Points in the board's unit groups, as the browser holds them."""
+    return page.evaluate("""() => Array.from(document.querySelectorAll(
+        'svg[data-board="live"] g[data-role="units"]'))
+        .reduce((n, g) => n + g.dataset.at.split(' ').filter(p => p).length, 0)""")
 
 
 def test_dashboard_steps_in_a_real_browser(server, browser, tmp_path):
     url, units = server
     page = new_page(browser, 1500, 2300)
     page.goto(url)
-    page.wait_for_selector(".js-plotly-plot")
+    page.wait_for_selector(BOARD)
     assert page.locator('[data-testid="stException"]').count() == 0
     first = _step_title(page)
     assert first.startswith("Step 1 of")
@@ -75,7 +76,7 @@ def test_dashboard_steps_in_a_real_browser(server, browser, tmp_path):
         "() => /Step (\\d+) of \\1\\b/.test(document.body.innerText)")
     page.keyboard.press("Home")
     page.wait_for_function("() => document.body.innerText.includes('Step 1 of')")
-    page.wait_for_selector(".js-plotly-plot")
+    page.wait_for_selector(BOARD)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.wait_for_function("""() => [...document.querySelectorAll('.js-plotly-plot')]
         .every(el => el._fullLayout && el.querySelector('.main-svg'))""")
@@ -109,13 +110,12 @@ def test_clicks_on_the_board_and_the_charts_and_a_copied_link(server, browser):
     url, _ = server
     page = new_page(browser, 1500, 2300)
     page.goto(url)
-    page.wait_for_selector(".js-plotly-plot")
-    x, y = _point_on_page(page, 0, "units")
+    page.wait_for_selector(BOARD)
+    x, y, _, _ = board_point(page, "units")
     page.mouse.click(x, y)
-    page.wait_for_function("""() => document.querySelector('.js-plotly-plot')._fullData
-        .some(t => t.meta && t.meta.role === 'reach_selected')""")
+    page.wait_for_selector(f'{BOARD} g[data-role="reach_selected"]')
     assert page.get_by_text("facing", exact=False).count() > 0
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 4")
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 3")
     before = _step_title(page)
     # The page may still be redrawing after the board click: find the attrition chart afresh
     # on each try, bring it into view, click its last turn, and wait for the step to move; a
@@ -123,15 +123,15 @@ def test_clicks_on_the_board_and_the_charts_and_a_copied_link(server, browser):
     # same turn), until the limit.
     def click_moves_the_step() -> bool:
         page.wait_for_function("""() => { const el = document.querySelectorAll(
-            '.js-plotly-plot')[1]; return el && el._fullData &&
+            '.js-plotly-plot')[0]; return el && el._fullData &&
             el._fullData.some(t => t.meta && t.meta.role === 'hits'); }""")
         last = page.evaluate("""() => {
-            const el = document.querySelectorAll('.js-plotly-plot')[1];
+            const el = document.querySelectorAll('.js-plotly-plot')[0];
             el.scrollIntoView({block: 'center'});
             const t = el._fullData.find(t => t.meta && t.meta.role === 'hits');
             return t._length - 1;
         }""")
-        x, y = _point_on_page(page, 1, "hits", last)  # the attrition chart's last turn
+        x, y = _point_on_page(page, 0, "hits", last)  # the attrition chart's last turn
         page.mouse.click(x, y)
         try:
             page.wait_for_function("t => !document.body.innerText.includes(t)", arg=before,
@@ -146,7 +146,7 @@ def test_clicks_on_the_board_and_the_charts_and_a_copied_link(server, browser):
     assert not moved.startswith("Step 1 of")
     copy = new_page(browser, 1500, 1400)
     copy.goto(page.url)
-    copy.wait_for_selector(".js-plotly-plot")
+    copy.wait_for_selector(BOARD)
     copy.wait_for_function("t => document.body.innerText.includes(t)",
                            arg=moved.split(" — ")[0])
     assert copy.locator('[data-testid="stException"]').count() == 0
@@ -157,7 +157,7 @@ def test_clicks_on_the_board_and_the_charts_and_a_copied_link(server, browser):
 def test_invalid_upload_shows_an_error_in_the_browser(server, browser, tmp_path):
     page = new_page(browser, 1400, 1200)
     page.goto(server[0])
-    page.wait_for_selector(".js-plotly-plot")
+    page.wait_for_selector(BOARD)
     page.get_by_text("Replay file", exact=True).click()
     bad = tmp_path / "broken.jsonl"
     bad.write_bytes(b"this is not a replay\n")
@@ -180,7 +180,7 @@ def test_a_compressed_replay_uploads_in_the_browser(server, browser, tmp_path):
     write_replay(path, play_out("gz", load_scenario("ancients-river-crossing"), seed=3).events)
     page = new_page(browser, 1400, 1200)
     page.goto(server[0])
-    page.wait_for_selector(".js-plotly-plot")
+    page.wait_for_selector(BOARD)
     page.get_by_text("Replay file", exact=True).click()
     page.locator('input[type="file"]').set_input_files(str(path))
     page.get_by_role("heading", name="Crossing at the Ford").wait_for()

@@ -58,10 +58,10 @@ def _idle(page) -> None:
 def test_board_in_sight_and_arrow_keys_step_after_the_turn_slider(server, browser):
     page = new_page(browser, WIDTH, HEIGHT)
     page.goto(f"{server}/?game={GAME}")
-    page.wait_for_selector(".js-plotly-plot")
+    page.wait_for_selector('svg[data-board="live"]')
     assert page.locator('[data-testid="stException"]').count() == 0
     top = page.evaluate(
-        "() => document.querySelector('.js-plotly-plot').getBoundingClientRect().top")
+        """() => document.querySelector('svg[data-board="live"]').getBoundingClientRect().top""")
     assert 0 <= top < HEIGHT * 0.75, f"the board starts {top}px down a {HEIGHT}px window"
     page.wait_for_selector("[data-testid='stExpander'] summary")  # options: folded
     assert "Options in force" not in page.evaluate("() => document.body.innerText")

@@ -4,11 +4,11 @@ square, trenches, hull-down and spotted units (from golden games where they are 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import orjson
 import pytest
+from app_pages import board_groups
 from streamlit.testing.v1 import AppTest
 from waits import LIMIT
 
@@ -67,12 +67,10 @@ def _open(path: Path, game: str, monkeypatch) -> AppTest:
     return at
 
 
-def _board(at: AppTest) -> dict:
-    for chart in at.get("plotly_chart"):
-        spec = json.loads(chart.proto.spec)
-        if any((t.get("meta") or {}).get("role") == "units" for t in spec["data"]):
-            return spec
-    raise AssertionError("no board on the page")
+def _board(at: AppTest) -> list[dict]:
+    groups = board_groups(at, "board")
+    assert any(g["role"] == "cells" for g in groups), "no board on the page"
+    return groups
 
 
 EVERY_PERIOD = [period for system in systems() for period in periods(system)]
@@ -114,8 +112,7 @@ def test_period_state_is_drawn_on_the_unit(stem, period_db, monkeypatch):
     at = _open(period_db[0], stem, monkeypatch)
     at.slider(key="step").set_value(step.index + 1).run()
     assert not at.exception
-    traces = [t for t in _board(at)["data"] if (t.get("meta") or {}).get("role") == "status"
-              and t["meta"]["status"] == status]
-    assert len(traces) == 1 and traces[0]["meta"]["units"] == marked
+    groups = [g for g in _board(at) if g["role"] == "status" and g["status"] == status]
+    assert len(groups) == 1 and groups[0]["units"] == marked
     if status == "in a trench":
-        assert any((t.get("meta") or {}).get("role") == "trenches" for t in _board(at)["data"])
+        assert any(g["role"] == "trenches" for g in _board(at))

@@ -3,7 +3,8 @@
 // cells' centres are the engine's), so Python finds the cell and the unit in it. Called again on
 // every rerun with the page's latest board: the listeners are added once, the picture replaced
 // only when it changed. Hovering a unit or a cell shows its text at once (a browser's own
-// tooltip waits a second): each <title> becomes the element's data-tip and aria-label.
+// tooltip waits a second): each <title> becomes the element's data-tip and aria-label. A page
+// that asks (data.tell_drawn) hears once when the board was first drawn.
 export default function (component) {
   const { data, setTriggerValue, parentElement } = component;
   let board = parentElement.querySelector(".warlog-board");
@@ -37,6 +38,10 @@ export default function (component) {
   if (board.dataset.drawn !== data.version) {
     board.innerHTML = data.html;
     board.dataset.drawn = data.version;
+    if (data.tell_drawn && !board.dataset.told) {  // once: the page may now add what waited
+      board.dataset.told = "1";
+      requestAnimationFrame(() => setTriggerValue("drawn", true));
+    }
     for (const title of board.querySelectorAll("svg[data-board] g title")) {
       const owner = title.parentElement;
       owner.dataset.tip = title.textContent;

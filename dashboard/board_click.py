@@ -37,13 +37,16 @@ _component = st.components.v2.component("warlog.board", js=SCRIPT, css=STYLE,
 
 
 def show(spec: dict, width_px: int, key: str, on_click: Callable[[], None],
-         title: str = "") -> None:
+         title: str = "", on_drawn: Callable[[], None] | None = None) -> None:
     """Draw ``spec`` (a ``board.board_spec`` made ``width_px`` wide) as a board the player
     clicks, its legend under it; ``on_click`` runs before the page reruns, ``clicked(key)`` then
-    says where."""
+    says where. ``on_drawn``: run, and the page rerun, once the browser has first drawn the
+    board (a page holds back what would delay it: dashboard/views/replay.py's charts)."""
     html = board_svg(spec, width_px, title=title, kind="live") + board_legend(spec)
     version = hashlib.blake2b(html.encode(), digest_size=8).hexdigest()
-    _component(key=key, data={"html": html, "version": version}, on_click_change=on_click)
+    told = {"on_drawn_change": on_drawn} if on_drawn is not None else {}
+    _component(key=key, data={"html": html, "version": version, "tell_drawn": bool(told)},
+               on_click_change=on_click, **told)
 
 
 def clicked(key: str) -> tuple[float, float] | None:

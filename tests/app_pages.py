@@ -33,19 +33,29 @@ def open_page(monkeypatch, db: Path, page: str) -> AppTest:
     return at
 
 
-def click_board(at: AppTest, key: str, x: float, y: float) -> AppTest:
-    """Click the board a player clicks (dashboard/board_click.py, a custom component) at the
-    board position (x, y), as its script reports a click: one "click" event on the component's
-    trigger, sent with the other widgets' values; the page then reruns as after a real click."""
+def _trigger(at: AppTest, key: str, event: str, value) -> AppTest:
+    """What the board component's script sends (dashboard/board_click.js): one ``event`` on the
+    component's trigger, with the other widgets' values; the page then reruns as in a browser."""
     from streamlit.components.v2.bidi_component.main import _make_trigger_id
     from streamlit.proto.WidgetStates_pb2 import WidgetState
 
     (board,) = [e for e in at.get("bidi_component") if e.key == key]
     state = WidgetState(id=_make_trigger_id(board.proto.id, "events"))
-    state.json_trigger_value = json.dumps([{"event": "click", "value": {"x": x, "y": y, "n": 1}}])
+    state.json_trigger_value = json.dumps([{"event": event, "value": value}])
     states = at._tree.get_widget_states()
     states.widgets.append(state)
     return at._run(states)
+
+
+def click_board(at: AppTest, key: str, x: float, y: float) -> AppTest:
+    """Click the board a player clicks (dashboard/board_click.py) at the board position (x, y)."""
+    return _trigger(at, key, "click", {"x": x, "y": y, "n": 1})
+
+
+def board_drawn(at: AppTest, key: str = "board") -> AppTest:
+    """The browser's word that it has drawn the board ``key`` (once a page load): what the
+    Replay page waits for before its charts."""
+    return _trigger(at, key, "drawn", True)
 
 
 def board_groups(at: AppTest, key: str) -> list[dict]:

@@ -308,6 +308,15 @@ def _untold(title: str, question) -> str:
 
 
 NO_UNIT = "—"
+# Set once a browser has drawn this session's board: until then the charts wait. Their plotly.js
+# (4.7 MB) and the data grid's script run in the browser before anything of the page is shown,
+# the board too (about 2 s more on a busy 2-core machine); drawn one run later, they follow it.
+# (A comment, not a docstring: Streamlit's magic would print a bare string on the page.)
+BOARD_DRAWN = "replay_board_drawn"
+
+
+def _board_drawn() -> None:
+    st.session_state[BOARD_DRAWN] = True
 
 
 def _board_clicked(state) -> None:
@@ -423,7 +432,8 @@ def main() -> None:
             board_click.show(board.board_spec(state, highlight=marks, selected=selected,
                                               width_px=board.PAGE_PX),
                              board.PAGE_PX, key="board", on_click=partial(_board_clicked, state),
-                             title=f"The board after step {step.index + 1}")
+                             title=f"The board after step {step.index + 1}",
+                             on_drawn=_board_drawn)
         st.caption(f"{'Before the answer' if hidden else 'After this step'}: turn {state.turn} · "
                    f"{state.side or '—'} {phase_name(state.phase)} · each counter shows its "
                    "type's map symbol, its id, the strength it has left of what it started with "
@@ -442,6 +452,9 @@ def main() -> None:
         step_events(tl, events, step, proj["notes"].get(step.index, []), shown, taught)
         step_actions.note_form(step, events)
     step_actions.notes_index(steps, proj["notes"])
+    if not st.session_state.get(BOARD_DRAWN):
+        st.caption("The charts follow as soon as the board is drawn.")
+        return
     attrition, exhaustion = st.columns(2)
     def clicked(chart: str) -> dict[str, Any]:  # a click on a point goes to that turn
         return {"key": chart, "on_select": partial(_chart_clicked, chart, steps),

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from app_pages import board_groups
+from app_pages import board_drawn, board_groups
 from run_once import copied
 from streamlit.testing.v1 import AppTest
 from waits import LIMIT
@@ -145,8 +145,22 @@ def test_invalid_upload_shows_an_error_not_a_traceback(app):
     assert "broken.jsonl" in at.error[0].value
 
 
-def test_exhaustion_chart_sits_beside_attrition_with_its_reference_explained(app):
+def test_the_charts_follow_once_the_browser_has_drawn_the_board(app):
+    """The charts' scripts would hold the whole page back in the browser, the board with it:
+    they come in the run after the board's component says it has drawn the board, and stay."""
     at = choose_game(app, SHORT_GAME)
+    assert not at.get("plotly_chart")
+    assert any("charts follow" in c.value for c in at.caption)
+    board_drawn(at)
+    assert not at.exception
+    assert len(at.get("plotly_chart")) >= 3 and board_units(at)["red"]
+    assert not any("charts follow" in c.value for c in at.caption)
+    at.button(key="next_step").click().run()
+    assert len(at.get("plotly_chart")) >= 3
+
+
+def test_exhaustion_chart_sits_beside_attrition_with_its_reference_explained(app):
+    at = board_drawn(choose_game(app, SHORT_GAME))
     turn_slider(at).set_value(4).run()
     spec = None
     for chart in at.get("plotly_chart"):

@@ -308,15 +308,22 @@ def _untold(title: str, question) -> str:
 
 
 NO_UNIT = "—"
-# Set once a browser has drawn this session's board: until then the charts wait. Their plotly.js
-# (4.7 MB) and the data grid's script run in the browser before anything of the page is shown,
-# the board too (about 2 s more on a busy 2-core machine); drawn one run later, they follow it.
-# (A comment, not a docstring: Streamlit's magic would print a bare string on the page.)
+# Set once a browser has drawn this session's board (a comment, not a docstring: Streamlit's
+# magic would print a bare string on the page).
 BOARD_DRAWN = "replay_board_drawn"
 
 
 def _board_drawn() -> None:
     st.session_state[BOARD_DRAWN] = True
+
+
+def _charts_wait() -> bool:
+    """Whether the charts wait for the browser to draw the board first: sent in the same run,
+    their plotly.js (4.7 MB) and the data grid's script run before anything of the page is
+    shown, the board too (about 2 s more on a busy 2-core machine); one run later, they follow
+    it. Only a browser draws the board and says so (its request has a User-Agent): a session
+    with none (a script driving the page) gets the charts at once."""
+    return bool(st.context.headers.get("User-Agent")) and not st.session_state.get(BOARD_DRAWN)
 
 
 def _board_clicked(state) -> None:
@@ -452,7 +459,7 @@ def main() -> None:
         step_events(tl, events, step, proj["notes"].get(step.index, []), shown, taught)
         step_actions.note_form(step, events)
     step_actions.notes_index(steps, proj["notes"])
-    if not st.session_state.get(BOARD_DRAWN):
+    if _charts_wait():
         st.caption("The charts follow as soon as the board is drawn.")
         return
     attrition, exhaustion = st.columns(2)

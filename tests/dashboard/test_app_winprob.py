@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from app_pages import board_drawn
 from streamlit.testing.v1 import AppTest
 from waits import LIMIT
 from whatif_games import bot_game
@@ -58,7 +57,7 @@ def test_the_stored_curve_is_drawn_with_its_values_and_turning_points(one_game_d
                                 "why": "swing of 0.40"}]  # one we know, to find on the page
     with AnalysisStore(db) as store:
         store.save_curve(curve["game"], curve["params"], curve["last_seq"], curve)
-    at = board_drawn(AppTest.from_file(APP, default_timeout=LIMIT).run())
+    at = AppTest.from_file(APP, default_timeout=LIMIT).run()
     assert not at.exception
     spec = _winprob_spec(at)
     assert spec is not None
@@ -84,7 +83,7 @@ def _keys(at: AppTest) -> set[str]:
 
 def test_a_game_without_a_curve_offers_to_compute_it_and_stores_it(one_game_db):
     db, events = one_game_db
-    at = board_drawn(AppTest.from_file(APP, default_timeout=LIMIT).run())
+    at = AppTest.from_file(APP, default_timeout=LIMIT).run()
     assert not at.exception
     assert _winprob_spec(at) is None and "winprob_compute" in _keys(at)
     at.button(key="winprob_compute").click().run()

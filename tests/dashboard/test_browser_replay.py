@@ -55,14 +55,29 @@ def _idle(page) -> None:
     page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')")
 
 
+# Recorded from the page's first script on: what the page held when the board first appeared
+# (its charts' elements, the line saying they follow), and whether a chart was drawn later.
+FIRST_SEEN = """(() => { window.firstSeen = {}; new MutationObserver(() => {
+    const seen = window.firstSeen;
+    if (!seen.board && document.querySelector('svg[data-board="live"] g[data-role="units"]'))
+        seen.board = {charts: document.querySelectorAll('[data-testid="stPlotlyChart"]').length,
+                      told: document.body.innerText.includes('charts follow')};
+    if (seen.board && document.querySelector('.js-plotly-plot')) seen.chart = true;
+}).observe(document, {childList: true, subtree: true}); })();"""
+
+
 def test_board_in_sight_and_arrow_keys_step_after_the_turn_slider(server, browser):
     page = new_page(browser, WIDTH, HEIGHT)
+    page.add_init_script(FIRST_SEEN)
     page.goto(f"{server}/?game={GAME}")
     page.wait_for_selector('svg[data-board="live"]')
     assert page.locator('[data-testid="stException"]').count() == 0
     top = page.evaluate(
         """() => document.querySelector('svg[data-board="live"]').getBoundingClientRect().top""")
     assert 0 <= top < HEIGHT * 0.75, f"the board starts {top}px down a {HEIGHT}px window"
+    # The charts come once the board is drawn (their scripts would hold the board back).
+    page.wait_for_function("() => window.firstSeen.chart")
+    assert page.evaluate("() => window.firstSeen.board") == {"charts": 0, "told": True}
     page.wait_for_selector("[data-testid='stExpander'] summary")  # options: folded
     assert "Options in force" not in page.evaluate("() => document.body.innerText")
 

@@ -14,7 +14,8 @@ too-slow health check, timings that a busy machine fails, are off for every prop
 typer's CliRunner builds the click command of the app it is given on every ``invoke`` (every
 command's signature read and its annotations evaluated again): 90% of an in-process ``warlog``
 run here. Each app's command is built once a process instead, as ``warlog`` itself builds it
-once, and again whenever the app's commands change (tests/cli/test_odds_cmd.py adds one)."""
+once, and again whenever the app's commands change (tests/cli/test_odds_cmd.py adds one). Each
+new AppTest's scan of the installed packages for Streamlit components is made once too."""
 
 from __future__ import annotations
 
@@ -41,7 +42,20 @@ def pytest_configure(config):
     from streamlit import config as streamlit_config
 
     streamlit_config.set_option("runner.magicEnabled", False)
+    _scan_for_components_once()
     _build_each_cli_once()
+
+
+def _scan_for_components_once() -> None:
+    """Every new AppTest scans the metadata of every installed distribution for Streamlit
+    component manifests (0.4 s of CPU here, the better part of opening a page): the installed
+    packages do not change during a run, so the scan's answer is kept."""
+    import functools
+
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = manifest_scanner.scan_component_manifests  # AttributeError if it moves: loud
+    manifest_scanner.scan_component_manifests = functools.cache(scan)
 
 
 def _build_each_cli_once() -> None:

@@ -1,11 +1,12 @@
-"""The board as a plotly figure, a pure function of a game state (no Streamlit here).
+"""The board as plotly's data (``board_spec``) or figure, a pure function of a game state (no
+Streamlit here).
 
-Keeping the figures out of the page code means they are tested like any other function, and the
-CLI or a notebook can draw the same board. Every trace has a stable ``name`` and a ``meta`` dict
-(``{"role": "units", "side": "red"}``) so tests and the browser can find it without relying on
-trace order. The units' counters are drawn by dashboard/counters.py; here are the terrain, the
-marks of a step and of a selected unit, the hover text, and the clickable points that select a
-unit (plotly reports a click only on a marker, never on a filled shape such as a counter).
+Keeping the drawing out of the page code means it is tested like any other function, and the
+CLI, a notebook, the report and the pages' SVG (dashboard/board_svg.py) draw the same board.
+Every trace has a stable ``name`` and a ``meta`` dict (``{"role": "units", "side": "red"}``) so
+tests and the browser can find it without relying on trace order. The units' counters are drawn
+by dashboard/counters.py; here are the terrain, the marks of a step and of a selected unit, and
+each unit's hover text (on a marker the size of its counter).
 """
 
 from __future__ import annotations
@@ -221,8 +222,8 @@ def _add_fallen(traces: list[dict], state: GameState, cell_px: float) -> None:
 
 def _add_units(traces: list[dict], state: GameState, cell_px: float,
                statuses: dict[str, list[str]], strength: dict[str, tuple[int, int]]) -> None:
-    """A nearly transparent marker the size of each counter at its centre: what a click on the
-    unit selects (its id in customdata) and what hovering it explains."""
+    """A nearly transparent marker the size of each counter at its centre (its id in
+    customdata): what hovering the unit explains, in plotly and in the SVG's tooltips."""
     for side in SIDES:
         units = state.alive(side)
         centres = [state.grid.centre(u.cell) for u in units]

@@ -78,7 +78,6 @@ def cell_at(grid: Grid, point: tuple[float, float] | None) -> Cell | None:
     return next((cell for cell in grid.cells() if _inside(point, grid.corners(cell))), None)
 
 
-
 def clicked_unit(key: str, state: GameState) -> str | None:
     """The live unit in the cell the board ``key`` was last clicked in, or None."""
     cell = cell_at(state.grid, clicked(key))

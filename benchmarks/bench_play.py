@@ -3,8 +3,9 @@
 Run: ``.venv/bin/python benchmarks/bench_play.py`` (a few minutes on 2 cores); ``--quick`` for a
 smoke run at tiny counts (its figures are not the targets'); ``--no-browser`` leaves out the
 chromium parts; ``--profile`` profiles the slowest server part even when every target is met;
-``--only first-board`` or ``--only repaint`` runs target 3 or 2 alone (a minute or two instead
-of several, when working on it);
+``--only first-board``, ``--only replay-board`` or ``--only repaint`` runs one browser part alone
+(target 3 on Play, target 3 on Replay, target 2; a minute or two instead of several, when working
+on it);
 ``--help`` prints this.
 
 Targets, each printed against its figure in one table at the end (measure, figure, target,
@@ -45,6 +46,17 @@ verdict), detail tables before it:
    ``svg[data-board="live"]``, with its ``g[data-role="ready"]``: the units that may act marked)
    is printed beside it. There is no plotly chart on the Play page (no plotly.js loaded). Each
    server has served one page before. Reference: the tiny game's server, alternated.
+   *Replay's first board by link* (the app's default page, dashboard/views/replay.py), the same
+   target: from ``page.goto(URL/?game=GAME_ID)`` in a new tab of the same warm browser to its
+   board drawn (the same live SVG component, ``svg[data-board="live"]``, holding its
+   ``g[data-role="units"]``); printed beside it, the time to the first plotly chart
+   (``.js-plotly-plot``), which Replay sends one script run later, once the board's component has
+   told the server the browser drew the board (the page says meanwhile that "the charts
+   follow"; read just after the board is drawn, the loads where it said so and those where a
+   chart was there already are counted). Each server's database holds its
+   one unfinished game (its id is the benchmark's game name, ``play-1k`` or ``play-tiny``), which
+   Replay shows as it stands. One Replay load a server first; the two servers alternated load
+   by load.
 4. **A tactician reply <= 1 s CPU a decision, every rule system**: every bundled scenario of
    every rule system, tactician against tactician, seeds 1 to 3 (``--quick``: the first scenario
    of each system, seed 1, a few decisions); every ``engine.bots.next_order`` timed in CPU; mean,
@@ -108,8 +120,9 @@ BIG, TINY = "play-1k", "play-tiny"
 BIG_EVENTS = 1_000
 SEED = 1
 TARGETS = {"click_ms": 250.0, "repaint_ms": 500.0, "first_board_s": 3.0, "tactician_s": 1.0}
-FULL = {"clicks": 60, "reruns": 40, "repaints": 30, "loads": 8, "decisions": None}
-QUICK = {"clicks": 4, "reruns": 3, "repaints": 3, "loads": 2, "decisions": 8}
+FULL = {"clicks": 60, "reruns": 40, "repaints": 30, "loads": 8, "replays": 8, "decisions": None}
+QUICK = {"clicks": 4, "reruns": 3, "repaints": 3, "loads": 2, "replays": 2, "decisions": 8}
+ONLY = ("first-board", "replay-board", "repaint")  # --only's choices: one browser part alone
 CHROMIUM = "/usr/bin/chromium"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -361,6 +374,15 @@ READY_POINTS = """() => {
 }"""
 
 
+# Replay (the app's default page, dashboard/views/replay.py) opened by a link to one game: its
+# board is the same live SVG component, drawn once it holds its units group; its plotly charts
+# come one script run later, after the component tells the server the browser drew the board
+# (meanwhile the page says "The charts follow as soon as the board is drawn.").
+REPLAY_BOARD = """() => !!document.querySelector('svg[data-board="live"] g[data-role="units"]')"""
+REPLAY_CHART = """() => !!document.querySelector('.js-plotly-plot')"""
+CHARTS_FOLLOW = """() => document.body.innerText.includes('charts follow')"""
+
+
 CONTINUE_OR_PLAYABLE = f"""() => ({PLAYABLE})() || Array.from(document.querySelectorAll('button'))
     .some(b => b.innerText.trim() === 'Continue')"""
 
@@ -394,6 +416,23 @@ def open_game(context, url: str) -> tuple[Any, int, float, float]:
     page.screenshot(path=str(Path(tempfile.gettempdir()) / "bench-play-no-board.png"))
     raise RuntimeError(f"{url}/play: no board after {LIMIT_S} s (screenshot: "
                        f"{tempfile.gettempdir()}/bench-play-no-board.png)")
+
+
+def open_replay(context, url: str, game: str) -> tuple[Any, float, float, bool, bool]:
+    """A new tab on Replay by a link to ``game`` (``/?game=ID``, the app's default page). Returns
+    the tab, the seconds from the address entered to the board drawn (its units group) and to
+    the first plotly chart, and, read just after the board was drawn, whether the page said the
+    charts follow and whether a chart was there already (the charts wait for the board in a
+    browser: none should be)."""
+    page = context.new_page()
+    page.set_default_timeout(LIMIT_S * 1000)
+    start = time.perf_counter()
+    page.goto(f"{url}/?game={game}")
+    page.wait_for_function(REPLAY_BOARD, polling=20)
+    drawn = time.perf_counter() - start
+    said, charted = page.evaluate(CHARTS_FOLLOW), page.evaluate(REPLAY_CHART)
+    page.wait_for_function(REPLAY_CHART, polling=20)
+    return page, drawn, time.perf_counter() - start, said, charted
 
 
 def server_cpu_ms(pid: int) -> float:
@@ -441,6 +480,8 @@ def browser_part(dbs: dict[str, Path], tmp: Path, counts: dict[str, Any],
     os.environ["XDG_CACHE_HOME"] = str(tmp / "xdg-cache")
     servers = {g: start_server(dbs[g], tmp) for g in (BIG, TINY)}
     out: dict[str, Any] = {"loads": {BIG: [], TINY: []}, "playable": {BIG: [], TINY: []},
+                           "replay": {BIG: [], TINY: []}, "charts": {BIG: [], TINY: []},
+                           "said": 0, "charted": 0, "replay_exceptions": 0,
                            "repaint": {BIG: [], TINY: []},
                            "server": {BIG: [], TINY: []}, "lost": 0, "load": [os.getloadavg()[0]]}
     try:
@@ -448,8 +489,9 @@ def browser_part(dbs: dict[str, Path], tmp: Path, counts: dict[str, Any],
             browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS,
                                         timeout=LIMIT_S * 1000)
             context = browser.new_context(viewport={"width": 1500, "height": 2400})
-            for g, (_, url, _) in servers.items():  # warm: each server serves one page first
-                open_game(context, url)[0].close()
+            if counts["loads"] or counts["repaints"]:
+                for g, (_, url, _) in servers.items():  # warm: each server serves one page first
+                    open_game(context, url)[0].close()
             n = counts["loads"]
             task = progress.add_task(f"first board, warm server: 2 x {n}", total=n)
             for _ in range(n):
@@ -460,7 +502,24 @@ def browser_part(dbs: dict[str, Path], tmp: Path, counts: dict[str, Any],
                     out["lost"] += lost
                     page.close()
                 progress.advance(task)
-            pages = {g: open_game(context, url)[0] for g, (_, url, _) in servers.items()}
+            n = counts["replays"]
+            if n:
+                for g, (_, url, _) in servers.items():  # warm: one Replay load a server first
+                    open_replay(context, url, g)[0].close()
+                task = progress.add_task(f"Replay's first board by link, warm server: 2 x {n}",
+                                         total=n)
+            for _ in range(n):
+                for g, (_, url, _) in servers.items():  # the database's one game is g
+                    page, drawn, chart, said, charted = open_replay(context, url, g)
+                    out["replay"][g].append(drawn)
+                    out["charts"][g].append(chart)
+                    out["said"] += said
+                    out["charted"] += charted
+                    out["replay_exceptions"] += errors(page)
+                    page.close()
+                progress.advance(task)
+            pages = ({g: open_game(context, url)[0] for g, (_, url, _) in servers.items()}
+                     if counts["loads"] or counts["repaints"] else {})
             n = counts["repaints"]
             task = progress.add_task(f"repaint after a click on a unit: 2 x {n}", total=n)
             for i in range(n):
@@ -470,7 +529,8 @@ def browser_part(dbs: dict[str, Path], tmp: Path, counts: dict[str, Any],
                     out["server"][g].append(cpu)
                     out["lost"] += lost
                 progress.advance(task)
-            out["exceptions"] = sum(errors(page) for page in pages.values())
+            out["exceptions"] = (sum(errors(page) for page in pages.values())
+                                 + out["replay_exceptions"])
             out["load"].append(os.getloadavg()[0])
             browser.close()
     finally:
@@ -570,22 +630,38 @@ def say_browser_conditions(browser: dict[str, Any]) -> None:
                   "turns too; read the ratios and the server's CPU beside it")
     console.print(f"Clicks lost in a redraw and made again: {browser['lost']}; "
                   f"exceptions on the pages: {browser['exceptions']}")
+    replays = sum(map(len, browser["replay"].values()))
+    if replays:
+        console.print(f"Replay loads, read just after the board was drawn: the page said the "
+                      f"charts follow in {browser['said']} of {replays}; a chart was there "
+                      f"already in {browser['charted']} of {replays}")
+
+
+def replay_rows(table: RichTable, browser: dict[str, Any], games: dict[str, str]) -> None:
+    """Replay's first board by link and its first chart, one row a game, against target 3."""
+    for game, words in games.items():
+        p95 = pct(browser["replay"][game], 95)
+        table.add_row(words, cell(browser["replay"][game], "{:.2f}"),
+                      f"<= {TARGETS['first_board_s']:.0f} s",
+                      verdict(p95 <= TARGETS["first_board_s"]),
+                      cell(browser["charts"][game], "{:.2f}"))
 
 
 def browser_only(counts: dict[str, Any], part: str) -> int:
-    """One browser target alone (``--only first-board`` or ``--only repaint``): the same
-    measurements as the whole run, nothing else (a couple of minutes, when working on it)."""
+    """One browser part alone (``--only first-board``, ``replay-board`` or ``repaint``): the
+    same measurements as the whole run, nothing else (a couple of minutes, when working on it)."""
     if not Path(CHROMIUM).exists():
         console.print(f"{CHROMIUM} is missing (apt-get install -y chromium)")
         return 1
     first = part == "first-board"
+    parts = {"first-board": "loads", "replay-board": "replays", "repaint": "repaints"}
     with tempfile.TemporaryDirectory(prefix="warlog-bench-play-") as tmp_name:
         tmp = Path(tmp_name)
         with console.status("the games are being played through play_session.Table…"):
             dbs = build(tmp)
         with Progress(console=console) as progress:
-            browser = browser_part(dbs, tmp, {**counts, "repaints": 0} if first
-                                   else {**counts, "loads": 0}, progress)
+            browser = browser_part(dbs, tmp, {**counts, **{k: 0 for name, k in parts.items()
+                                                           if name != part}}, progress)
     if first:
         loads, playable = browser["loads"], browser["playable"]
         table = RichTable(title="first board, warm server: wall time, s (p50 / p95)")
@@ -597,6 +673,12 @@ def browser_only(counts: dict[str, Any], part: str) -> int:
             table.add_row(game, cell(loads[game], "{:.2f}"),
                           f"<= {TARGETS['first_board_s']:.0f} s",
                           verdict(p95 <= TARGETS["first_board_s"]), cell(playable[game], "{:.2f}"))
+    elif part == "replay-board":
+        table = RichTable(title="Replay's first board by link (/?game=ID), warm server: wall "
+                                "time, s (p50 / p95)")
+        for col in ("game", "board", "target (p95)", "verdict", "first plotly chart"):
+            table.add_column(col)
+        replay_rows(table, browser, {BIG: BIG, TINY: TINY})
     else:
         table = RichTable(title="repaint after a click on a unit: wall time, ms (p50 / p95)")
         for col in ("game", "repaint", "target (p95)", "verdict",
@@ -619,8 +701,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     quick, want_profile = "--quick" in argv, "--profile" in argv
     only = argv[argv.index("--only") + 1] if "--only" in argv[:-1] else None
-    if only not in (None, "first-board", "repaint"):
-        console.print(f"--only takes first-board or repaint, not {only!r}")
+    if only is not None and only not in ONLY:
+        console.print(f"--only takes {', '.join(ONLY)}, not {only!r}")
         return 2
     with_browser = "--no-browser" not in argv
     counts = QUICK if quick else FULL
@@ -699,6 +781,13 @@ def main(argv: list[str] | None = None) -> int:
                        cell(browser["playable"][TINY], "{:.2f}"), "")
             bt.add_row("  the server's CPU from the click to idle, ms (10 ms ticks)",
                        cell(browser["server"][BIG]), cell(browser["server"][TINY]), "")
+            replay, charts = browser["replay"], browser["charts"]
+            bt.add_row("Replay's first board by link (/?game=ID), warm server, s",
+                       cell(replay[BIG], "{:.2f}"), cell(replay[TINY], "{:.2f}"),
+                       " / ".join(f"{a / b:.2f}x" for a, b in
+                                  zip(p50_95(replay[BIG]), p50_95(replay[TINY]))))
+            bt.add_row("  Replay's first plotly chart (same loads), s",
+                       cell(charts[BIG], "{:.2f}"), cell(charts[TINY], "{:.2f}"), "")
             console.print(bt)
             say_browser_conditions(browser)
             p95 = pct(rep[BIG], 95)
@@ -719,9 +808,20 @@ def main(argv: list[str] | None = None) -> int:
                          f"{p95:.2f} s (p50 {statistics.median(loads[BIG]):.2f}; "
                          f"{p95 / pct(loads[TINY], 95):.2f}x the tiny game's p95)",
                          f"<= {TARGETS['first_board_s']:.0f} s", verdict(ok)))
+            p95 = pct(replay[BIG], 95)
+            ok = p95 <= TARGETS["first_board_s"]
+            if not ok:
+                missed.append("Replay's first board")
+            rows.append((f"Replay's first board by link, warm server ({sizes[BIG]:,} events), "
+                         "wall p95",
+                         f"{p95:.2f} s (p50 {statistics.median(replay[BIG]):.2f}; "
+                         f"{p95 / pct(replay[TINY], 95):.2f}x the tiny game's p95; first chart "
+                         f"p50 / p95 {cell(charts[BIG], '{:.2f}')} s)",
+                         f"<= {TARGETS['first_board_s']:.0f} s", verdict(ok)))
         else:
             for measure in ("browser repaint after a click, wall p95",
-                            "first board, warm server, wall p95"):
+                            "first board, warm server, wall p95",
+                            "Replay's first board by link, warm server, wall p95"):
                 rows.append((measure, "not run (--no-browser or no chromium)", "", "skipped"))
 
         tt = RichTable(title="tactician decisions, CPU ms (tactician against tactician, every "

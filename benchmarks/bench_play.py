@@ -16,8 +16,8 @@ verdict), detail tables before it:
      ``Table.refresh``, ``Table.choices(unit)``, ``reach.unit_reach``, ``Table.units_to_act``,
      ``board.board_spec(state, selected=..., ready=..., width_px=board.PAGE_PX)`` (the board as
      plotly's plain data, no figure made) and what ``board_click.show`` sends to the page's board
-     component: ``board_svg.board_svg(spec, board.PAGE_PX, kind="live")`` (the board's SVG) and
-     ``board_svg.board_legend(spec)`` (its legend, HTML);
+     component: ``board_click.board_html(spec, board.PAGE_PX)`` (the board's SVG and its
+     legend, HTML);
    - *a whole rerun*: Streamlit's ``AppTest`` on dashboard/app.py, the Play page open on the game
      (``session_state["play_game"]``), a click simulated as the board's click callback leaves it
      (``session_state["play_unit"]`` set to one of the side's units), then ``run()``; the unit
@@ -100,7 +100,7 @@ from rich.progress import Progress
 from rich.table import Table as RichTable
 from streamlit import logger as streamlit_logger
 
-from warlog.dashboard import board, board_svg, play_session
+from warlog.dashboard import board, board_click, play_session
 from warlog.dashboard.play_session import Seat, Table
 from warlog.engine import reach
 from warlog.engine.bots import bot_rng, get_policy, next_order
@@ -205,8 +205,7 @@ def click_work(table: Table, unit: str | None) -> None:
     selected = None if unit is None else reach.unit_reach(state, unit)
     ready = table.units_to_act()
     spec = board.board_spec(state, selected=selected, ready=ready, width_px=board.PAGE_PX)
-    board_svg.board_svg(spec, board.PAGE_PX, title=f"The board, {state.to_act} to act",
-                        kind="live") + board_svg.board_legend(spec)  # board_click.show's work
+    board_click.board_html(spec, board.PAGE_PX, title=f"The board, {state.to_act} to act")
 
 
 def direct_clicks(db: Path, n: int, progress: Progress) -> dict[str, list[Sample]]:

@@ -310,7 +310,8 @@ def _add_ready(traces: list[dict], state: GameState, ready: Sequence[str],
 def _legend_room(traces: list[dict], width_px: float) -> int:
     """Pixels under the board for its legend, reserved in the layout: a legend that does not
     fit makes plotly draw the whole figure, grow the margin and draw it all again, on every
-    redraw (a third of a click's repaint). Its rows are counted as plotly lays them out across
+    redraw (the report's steps; once a page drew its board with plotly, a third of a click's
+    repaint). Its rows are counted as plotly lays them out across
     the plot's ``width_px`` (an entry about 42 px and 6 px a letter wide, a row up to 29 px
     high), measured in chromium on every bundled scenario's board; a legend wider than counted still fits, plotly then growing
     the margin itself at the cost of that second drawing."""
@@ -328,7 +329,7 @@ def _legend_room(traces: list[dict], width_px: float) -> int:
 def board_figure(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
                  selected: UnitReach | None = None, width_px: int = BOARD_PX,
                  ready: Sequence[str] = ()) -> go.Figure:
-    """``board_spec`` as a plotly figure (the Replay page, the pictures, the report)."""
+    """``board_spec`` as a plotly figure (the PNG pictures, the HTML report)."""
     # built as plain dicts and handed over unvalidated: plotly's validation of every property
     # was most of a step's cost, and tests/dashboard/test_board.py validates every kind of trace
     return go.Figure(board_spec(state, highlight=highlight, selected=selected,

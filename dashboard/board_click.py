@@ -42,11 +42,16 @@ def show(spec: dict, width_px: int, key: str, on_click: Callable[[], None],
     clicks, its legend under it; ``on_click`` runs before the page reruns, ``clicked(key)`` then
     says where. ``on_drawn``: run, and the page rerun, once the browser has first drawn the
     board (a page holds back what would delay it: dashboard/views/replay.py's charts)."""
-    html = board_svg(spec, width_px, title=title, kind="live") + board_legend(spec)
+    html = board_html(spec, width_px, title)
     version = hashlib.blake2b(html.encode(), digest_size=8).hexdigest()
     told = {"on_drawn_change": on_drawn} if on_drawn is not None else {}
     _component(key=key, data={"html": html, "version": version, "tell_drawn": bool(told)},
                on_click_change=on_click, **told)
+
+
+def board_html(spec: dict, width_px: int, title: str = "") -> str:
+    """What the component draws: the board's SVG and its legend under it."""
+    return board_svg(spec, width_px, title=title, kind="live") + board_legend(spec)
 
 
 def clicked(key: str) -> tuple[float, float] | None:
@@ -78,8 +83,17 @@ def cell_at(grid: Grid, point: tuple[float, float] | None) -> Cell | None:
     return next((cell for cell in grid.cells() if _inside(point, grid.corners(cell))), None)
 
 
-def clicked_unit(key: str, state: GameState) -> str | None:
-    """The live unit in the cell the board ``key`` was last clicked in, or None."""
-    cell = cell_at(state.grid, clicked(key))
+def clicked_cell(key: str, grid: Grid) -> Cell | None:
+    """The cell the board ``key`` was last clicked in, or None."""
+    return cell_at(grid, clicked(key))
+
+
+def unit_in(state: GameState, cell: Cell | None) -> str | None:
+    """The id of the live unit in ``cell``, or None."""
     unit = None if cell is None else state.unit_at(cell)
     return None if unit is None else unit.id
+
+
+def clicked_unit(key: str, state: GameState) -> str | None:
+    """The live unit in the cell the board ``key`` was last clicked in, or None."""
+    return unit_in(state, clicked_cell(key, state.grid))

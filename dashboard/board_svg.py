@@ -124,10 +124,15 @@ def _angle(marker: dict, points: list[tuple[float, float] | None], i: int) -> fl
 TAGS = re.compile(r"<[^>]+>")
 
 
-def _plain(text: str) -> str:
+def _read(text: str) -> str:
     """A text as plotly shows it (its pseudo-HTML: <br> a new line, other tags dropped,
-    entities read: the board escapes what a scenario wrote), escaped once for the SVG."""
-    return escape(unescape(TAGS.sub("", re.sub(r"<br\s*/?>", "\n", text))))
+    entities read: the board escapes what a scenario wrote)."""
+    return unescape(TAGS.sub("", re.sub(r"<br\s*/?>", "\n", text)))
+
+
+def _plain(text: str) -> str:
+    """A text as plotly shows it, escaped once for the SVG."""
+    return escape(_read(text))
 
 
 def _markers(trace: dict, px: float) -> list[str]:
@@ -188,7 +193,7 @@ def _annotations(layout: dict, px: float) -> list[str]:
         font = note.get("font") or {}
         size = float(font.get("size", 12)) / px
         lines = re.split(r"<br\s*/?>", text)  # each written by _text, read as plotly reads it
-        longest = max(len(unescape(TAGS.sub("", line))) for line in lines)
+        longest = max(len(_read(line)) for line in lines)
         width = longest * size * 0.6 + size * 0.6
         height = len(lines) * size * 1.25 + size * 0.3
         top = y - height if note.get("yanchor") == "bottom" else y - height / 2
@@ -246,9 +251,8 @@ def _spec(fig: go.Figure | dict) -> dict:
 def board_svg(fig: go.Figure | dict, width_px: int, title: str = "", kind: str = "still") -> str:
     """``fig`` (a ``board.board_figure``, or its plain ``board_spec``, made for a plot
     ``width_px`` wide) as an SVG document of that width, scaled to its container; ``title``:
-    what a screen reader says it is;
-    ``kind``: "still" for a picture, "live" for the board a player clicks
-    (dashboard/board_click.py), written as the svg's ``data-board``."""
+    what a screen reader says it is; ``kind``: "still" for a picture, "live" for the board a
+    player clicks (dashboard/board_click.py), written as the svg's ``data-board``."""
     spec = _spec(fig)
     layout = spec.get("layout") or {}
     traces = [t for t in spec.get("data") or [] if t.get("visible", True) is True]

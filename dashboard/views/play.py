@@ -105,8 +105,8 @@ def _board_clicked(table: Table) -> None:
     the order it offers the selected unit, or with nobody selected the side's order aimed at
     that enemy (a Frontier fight names its target, not a unit); several: offered as buttons."""
     state = table.state
-    cell = board_click.cell_at(state.grid, board_click.clicked("play_board"))
-    uid = board_click.clicked_unit("play_board", state)
+    cell = board_click.clicked_cell("play_board", state.grid)
+    uid = board_click.unit_in(state, cell)
     if uid is not None and state.units[uid].side == state.to_act:
         st.session_state["play_unit"] = uid
         st.session_state.pop("play_offer", None)

@@ -4,8 +4,14 @@ The pages live in dashboard/views/; their logic lives in tested modules (dashboa
 dashboard/data.py, engine/analysis.py). $WARLOG_DB names the database (default: warlog.db here).
 """
 
+import pandas  # noqa: F401 - see below
 import streamlit as st
 
+# pandas whole before any page runs: plotly (the charts) reads it from sys.modules without
+# importing it, and a page run that found it half-imported by another thread (a bot's turn, a
+# rerun, st.dataframe's lazy import) failed with "partially initialized module 'pandas'" (seen
+# once in CI on the Replay page's first chart). Imported here, in the server's first run, every
+# later run finds it complete; a page that needs it would have imported it anyway.
 st.set_page_config(page_title="warlog", page_icon="⚔️", layout="wide")
 pages = [
     st.Page("views/replay.py", title="Replay", icon=":material/play_circle:", default=True),

@@ -106,6 +106,12 @@ def until(page, condition: str, arg=None, share: int = 12) -> bool:
         return False
 
 
+# Replay has drawn its charts (they come in a run after the board's) and no run is going on: a
+# click made meanwhile could be lost in the redraw.
+SETTLED = """() => !!document.querySelector('.js-plotly-plot')
+    && !document.querySelector('[data-testid="stStatusWidget"]')"""
+
+
 def board_point(page, role: str, side: str | None = None, index: int = 0
                 ) -> tuple[float, float, float, float] | None:
     """Page position and board position of point ``index`` of the clicked board's trace

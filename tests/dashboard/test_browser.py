@@ -12,7 +12,7 @@ import os
 import shutil
 
 import pytest
-from browser_kit import board_point, chromium, new_page, streamlit_server
+from browser_kit import SETTLED, board_point, chromium, new_page, streamlit_server
 from run_once import copied
 from waits import LIMIT_MS, wait_until
 
@@ -58,6 +58,7 @@ def test_dashboard_steps_in_a_real_browser(server, browser, tmp_path):
     page = new_page(browser, 1500, 2300)
     page.goto(url)
     page.wait_for_selector(BOARD)
+    page.wait_for_function(SETTLED)
     assert page.locator('[data-testid="stException"]').count() == 0
     first = _step_title(page)
     assert first.startswith("Step 1 of")
@@ -111,6 +112,7 @@ def test_clicks_on_the_board_and_the_charts_and_a_copied_link(server, browser):
     page = new_page(browser, 1500, 2300)
     page.goto(url)
     page.wait_for_selector(BOARD)
+    page.wait_for_function(SETTLED)
     x, y, _, _ = board_point(page, "units")
     page.mouse.click(x, y)
     page.wait_for_selector(f'{BOARD} g[data-role="reach_selected"]')

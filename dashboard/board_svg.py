@@ -8,7 +8,8 @@ one place the board is drawn), not a second drawing of the board: cells, counter
 codes, labels, pips, facing and marks come out as plotly would place them, in the figure's data
 units, with a unit's hover text as its tooltip. It reads only what the board's traces use
 (scatter lines, filled shapes, markers, text); the legend and the axes' grid are left out, the
-column and row numbers kept.
+column and row numbers kept. Markers take plotly's own shapes (dashboard/svg_markers.py): a
+badge's hourglass or hexagon is that shape here too.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from html import escape, unescape
 from typing import Any
 
 import plotly.graph_objects as go
+
+from warlog.dashboard.svg_markers import marker as _marker
+from warlog.dashboard.svg_markers import num as _num
 
 PAD = 0.15  # data units of paper around the cells
 NUMBERS = 0.45  # data units kept above and left of the board for the column and row numbers
@@ -49,10 +53,6 @@ def _runs(points: list[tuple[float, float] | None]) -> list[list[tuple[float, fl
     return [r for r in runs if r]
 
 
-def _num(v: float) -> str:
-    return f"{v:.3f}".rstrip("0").rstrip(".")
-
-
 def _path(run: list[tuple[float, float]], close: bool) -> str:
     head, *rest = run
     d = f"M{_num(head[0])},{_num(head[1])}" + "".join(f"L{_num(x)},{_num(y)}" for x, y in rest)
@@ -76,49 +76,20 @@ def _lines(trace: dict, px: float) -> list[str]:
     return [f'<path d="{_path(run, filled)}" {style}/>' for run in _runs(_points(trace))]
 
 
-def _regular(x: float, y: float, r: float, corners: int, turn: float) -> str:
-    pts = [(x + r * math.sin(math.radians(turn + 360 * k / corners)),
-            y - r * math.cos(math.radians(turn + 360 * k / corners))) for k in range(corners)]
-    return " ".join(f"{_num(a)},{_num(b)}" for a, b in pts)
-
-
-def _marker(symbol: str, x: float, y: float, size: float, angle: float, colour: str,
-            edge: str, edge_width: float) -> str:
-    """One marker, ``size`` across in data units (plotly's marker size is its diameter)."""
-    r = size / 2
-    hollow = symbol.endswith("-open")
-    shape = symbol.removesuffix("-open")
-    fill = "none" if hollow else colour
-    stroke = colour if hollow else edge
-    width = max(edge_width, size * 0.08) if hollow else edge_width
-    paint = f'fill="{escape(fill)}" stroke="{escape(stroke)}" stroke-width="{_num(width)}"'
-    if shape == "square":
-        return (f'<rect x="{_num(x - r)}" y="{_num(y - r)}" width="{_num(size)}" '
-                f'height="{_num(size)}" {paint}/>')
-    if shape in ("triangle-up", "arrow"):
-        return f'<polygon points="{_regular(x, y, r * 1.15, 3, angle)}" {paint}/>'
-    if shape == "diamond":
-        return f'<polygon points="{_regular(x, y, r * 1.2, 4, 0)}" {paint}/>'
-    if shape in ("x-thin", "x"):
-        d = r * 0.8
-        return (f'<path d="M{_num(x - d)},{_num(y - d)}L{_num(x + d)},{_num(y + d)}'
-                f'M{_num(x - d)},{_num(y + d)}L{_num(x + d)},{_num(y - d)}" fill="none" '
-                f'stroke="{escape(edge if edge != "none" else colour)}" '
-                f'stroke-width="{_num(max(edge_width, size * 0.12))}"/>')
-    return f'<circle cx="{_num(x)}" cy="{_num(y)}" r="{_num(r)}" {paint}/>'
-
-
-def _angle(marker: dict, points: list[tuple[float, float] | None], i: int) -> float:
+def _angle(marker: dict, points: list[tuple[float, float] | None], i: int) -> float | None:
     """A marker's turn in degrees clockwise from up: its own angle, plus, with ``angleref``
     "previous" (the arrows of a move or an attack), the direction it came from its previous
-    point (the y axis runs down the screen, as the board's does)."""
+    point (the y axis runs down the screen, as the board's does), as plotly works it out:
+    a point with no previous point has no angle (plotly draws no marker there) and one on
+    the same spot as its previous point turns a quarter."""
     angle = float(_each(marker.get("angle"), i, 0) or 0)
+    if marker.get("angleref") != "previous":
+        return angle
     before = points[i - 1] if i > 0 else None
-    if marker.get("angleref") == "previous" and before is not None and points[i] is not None:
-        (x0, y0), (x1, y1) = before, points[i]
-        if (x0, y0) != (x1, y1):
-            angle += math.degrees(math.atan2(x1 - x0, -(y1 - y0)))
-    return angle
+    if before is None or points[i] is None:
+        return None
+    (x0, y0), (x1, y1) = before, points[i]
+    return angle + math.degrees(math.atan2(y1 - y0, x1 - x0)) + 90
 
 
 TAGS = re.compile(r"<[^>]+>")
@@ -160,8 +131,9 @@ def _markers(trace: dict, px: float) -> list[str]:
                         _angle(marker, points, i),
                         str(_each(marker.get("color"), i, "#444")),
                         str(_each(edge.get("color"), i, "none")),
-                        float(_each(edge.get("width"), i, 0) or 0) / px)
-        out.append(shape if opacity >= 1 else f'<g opacity="{_num(opacity)}">{shape}</g>')
+                        float(_each(edge.get("width"), i, 0) or 0) / px, 1 / px)
+        if shape:
+            out.append(shape if opacity >= 1 else f'<g opacity="{_num(opacity)}">{shape}</g>')
     return out
 
 
@@ -292,7 +264,7 @@ def _swatch(trace: dict) -> str:
         edge = marker.get("line") or {}
         body = _marker(str(_each(marker.get("symbol"), 0, "circle")), 0.5, 0.5, 0.7, 0,
                        str(_each(marker.get("color"), 0, "#444")),
-                       str(_each(edge.get("color"), 0, "none")), 0.08)
+                       str(_each(edge.get("color"), 0, "none")), 0.08, 1 / 14)
     elif trace.get("fill") == "toself":
         body = (f'<rect x="0.1" y="0.1" width="0.8" height="0.8" '
                 f'fill="{escape(str(trace.get("fillcolor", "#ddd")))}" '

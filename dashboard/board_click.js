@@ -22,8 +22,11 @@ export default function (component) {
       if (!screen || !svg.contains(event.target)) return;
       const at = new DOMPoint(event.clientX, event.clientY).matrixTransform(screen.inverse());
       board.dataset.clicks = String(Number(board.dataset.clicks || 0) + 1);
-      // the count makes two clicks on one spot two events
-      setTriggerValue("click", { x: at.x, y: at.y, n: Number(board.dataset.clicks) });
+      // the count makes two clicks on one spot two events; the board's "seen" mark tells the
+      // page which drawing was clicked; Shift (or Alt) asks for every order the click offers
+      const seen = board.dataset.seen === undefined ? null : JSON.parse(board.dataset.seen);
+      setTriggerValue("click", { x: at.x, y: at.y, n: Number(board.dataset.clicks), seen,
+                                 shift: event.shiftKey || event.altKey });
     });
     board.addEventListener("pointermove", (event) => {
       const target = event.target.closest && event.target.closest("[data-tip]");
@@ -35,6 +38,7 @@ export default function (component) {
     });
     board.addEventListener("pointerleave", () => { tip.style.display = "none"; });
   }
+  board.dataset.seen = JSON.stringify(data.seen === undefined ? null : data.seen);
   if (board.dataset.drawn !== data.version) {
     board.innerHTML = data.html;
     board.dataset.drawn = data.version;

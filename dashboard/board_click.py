@@ -37,15 +37,20 @@ _component = st.components.v2.component("warlog.board", js=SCRIPT, css=STYLE,
 
 
 def show(spec: dict, width_px: int, key: str, on_click: Callable[[], None],
-         title: str = "", on_drawn: Callable[[], None] | None = None) -> None:
+         title: str = "", on_drawn: Callable[[], None] | None = None,
+         seen: int | None = None) -> None:
     """Draw ``spec`` (a ``board.board_spec`` made ``width_px`` wide) as a board the player
     clicks, its legend under it; ``on_click`` runs before the page reruns, ``clicked(key)`` then
     says where. ``on_drawn``: run, and the page rerun, once the browser has first drawn the
-    board (a page holds back what would delay it: dashboard/views/replay.py's charts)."""
+    board (a page holds back what would delay it: dashboard/views/replay.py's charts).
+    ``seen``: a mark of what this board shows (the last event drawn), sent back with each click
+    on it (``clicked_seen``): a page tells a click on the board the player saw from one made on
+    a board drawn before the game moved on."""
     html = board_html(spec, width_px, title)
     version = hashlib.blake2b(html.encode(), digest_size=8).hexdigest()
     told = {"on_drawn_change": on_drawn} if on_drawn is not None else {}
-    _component(key=key, data={"html": html, "version": version, "tell_drawn": bool(told)},
+    _component(key=key, data={"html": html, "version": version, "tell_drawn": bool(told),
+                              "seen": seen},
                on_click_change=on_click, **told)
 
 
@@ -54,11 +59,29 @@ def board_html(spec: dict, width_px: int, title: str = "") -> str:
     return board_svg(spec, width_px, title=title, kind="live") + board_legend(spec)
 
 
+def _click(key: str) -> dict:
+    value: Any = (st.session_state.get(key) or {}).get("click")
+    return value if isinstance(value, dict) else {}
+
+
+def clicked_shift(key: str) -> bool:
+    """Whether the last click on the board ``key`` was made with Shift (or Alt) held: the
+    player asks which order, rather than the plain one."""
+    return _click(key).get("shift") is True
+
+
+def clicked_seen(key: str) -> int | None:
+    """The ``seen`` mark of the board the last click was made on (None: not sent, or a value
+    no browser of ours sends)."""
+    seen = _click(key).get("seen")
+    return seen if isinstance(seen, int) and not isinstance(seen, bool) else None
+
+
 def clicked(key: str) -> tuple[float, float] | None:
     """Where the board ``key`` was last clicked, in the board's units, or None (no click, or a
     value no browser of ours sends)."""
-    value: Any = (st.session_state.get(key) or {}).get("click")
-    if not isinstance(value, dict):
+    value = _click(key)
+    if not value:
         return None
     x, y = value.get("x"), value.get("y")
     numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (x, y))

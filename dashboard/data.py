@@ -244,12 +244,20 @@ def _chain_error(identity: str, game: str | None, count: int) -> str | None:
 
 
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+# GFM's autolink literals (http://..., www...., name@host.tld) are found in the text after the
+# markdown is parsed, so a backslash does not stop them: a word joiner (U+2060: no width, no line
+# break, not a word character) inside "http:", "www." and after "@" does (checked in chromium).
+_AUTOLINK = re.compile(r"(?i)(https?(?=:)|ftp(?=:)|www(?=\.)|mailto(?=:)|xmpp(?=:)|@)")
+WORD_JOINER = "\u2060"
 
 
 def markdown_text(text: str) -> str:
-    """``text`` with every character Streamlit's markdown would read as markup escaped (it may
-    quote ids and values from a file): shown as written."""
-    return _MARKDOWN.sub(r"\\\1", " ".join(text.splitlines()))
+    """``text`` (an id, a name, a title, a message quoting a file or an address: data, never
+    markup) as Streamlit's markdown shows it as written: every character markdown would read
+    as markup escaped, lines joined, and a word joiner keeping a bare address or e-mail from
+    becoming a link (a tracking pixel or a disguised link in a shared replay file otherwise)."""
+    joined = _AUTOLINK.sub(lambda m: m.group(0) + WORD_JOINER, " ".join(str(text).splitlines()))
+    return _MARKDOWN.sub(r"\\\1", joined)
 
 
 def upload_refusal(key: str, events: list[Event]) -> str | Pending | None:

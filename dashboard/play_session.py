@@ -25,6 +25,7 @@ from warlog.engine.game import start as opening_events
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.scenario import Scenario
 from warlog.engine.state import GameState
+from warlog.dashboard.play_feed import Entry, Feed
 from warlog.events import seat_links
 from warlog.events.ids import check_id
 from warlog.events.orders import Order
@@ -66,6 +67,10 @@ class GameMovedOn(PlayError):
     """Another page or the command line appended to the game since this table read it, so this
     append was refused whole; the table has read the game again. Nothing was lost or doubled:
     look at the board again and give the order anew if it still stands."""
+
+    LINE = ("The game moved on before your order arrived (another page, a bot or the command "
+            "line ordered first): your order was not given. The board shows the game as it "
+            "stands now; give your order again if it still makes sense.")
 
 
 # -- seats and policies ------------------------------------------------------------------------
@@ -249,6 +254,7 @@ class Table:
     def __init__(self, store: EventStore, game_id: str, seat_token: str | None = None) -> None:
         self.recorder = Recorder(store, game_id)
         self._legal: tuple[tuple[int, int], list[Order]] | None = None
+        self._feed = Feed()
         # A game started for several browsers has a private link per person-side
         # (events/seat_links.py): then only the holder of a side's link orders for it, and a
         # page without one watches. A game without links is played from any page (hot-seat).
@@ -306,6 +312,19 @@ class Table:
         """What ``unit`` (None: nobody selected) may do, by what a player clicks."""
         return vocabulary.choices(self.state, unit, self.legal())
 
+    def happened(self) -> list[Entry]:
+        """What happened so far, newest first (dashboard/play_feed.py), kept up to date."""
+        return self._feed.update(self.events)
+
+    def last_about(self, unit: str) -> Entry | None:
+        """The newest step that names ``unit`` (the attack behind a choice it must make)."""
+        self.happened()
+        return self._feed.last_about(unit)
+
+    def last_seq(self) -> int:
+        """The seq of the last stored event this table has read: what the board it drew shows."""
+        return self.events[-1]["seq"]
+
     def units_to_act(self) -> list[str]:
         return vocabulary.units_to_act(self.state, self.legal())
 
@@ -336,12 +355,21 @@ class Table:
         self._check_seat()
         return self._moved_on(self.recorder.undo)
 
-    def note(self, text: str, author: str | None = None) -> Event:
-        """A note on the game; in a game played by links, only from a page holding a seat."""
+    def note(self, text: str) -> Event:
+        """A note on the game; in a game played by links, only from a page holding a seat.
+        Its author is the player of the seat this page holds (in a game without links, of the
+        person whose turn it is): a page never writes in another player's name. A note the
+        record refuses (too long, control characters, a direction override) is one line."""
         if self.linked and self.holds is None:
             raise SeatError("this page watches (it holds no seat link): notes are written "
                             "from a player's seat")
-        return self._moved_on(lambda: self.recorder.note(text, author))
+        return self._recorded(lambda: self.recorder.note(text, self.author()))
+
+    def author(self) -> str | None:
+        """Who this page writes as: the seat's player (a person, never a bot)."""
+        side = self.holds if self.linked else self.state.to_act
+        name = self.state.players.get(side) if side else None
+        return None if name is None or Seat.of_player(name).bot else name
 
     def bot_step(self) -> BotStep:
         """The bot of the side to act gives one order (engine.bots.next_order, as verify will
@@ -408,8 +436,7 @@ class Table:
             return append()
         except ConcurrencyError as exc:  # the Recorder has read the game again
             self._legal = None
-            raise GameMovedOn(f"the game moved on: {exc}; the board now shows it as stored, "
-                              "give the order again if it still stands") from None
+            raise GameMovedOn(GameMovedOn.LINE) from None
 
     def _recorded(self, append):
         """An append the Recorder checks itself: its refusal (RecordError) as one line."""

@@ -6,6 +6,10 @@ with a word on its strength and speed); dice seeded or manual (a manual game who
 dice asks for each die, with what it is for); the date played. It stores the game `warlog new`
 stores (dashboard/play_session.py decides; this module only arranges widgets and hands back the
 new game's id through session state).
+
+Every text from a game, a scenario file or an exception goes to Streamlit's markdown through
+``data.markdown_text`` (a player named ``![i](http://host/x)`` is shown as written, not fetched
+as an image); a selectbox's options are plain text and stay as they are.
 """
 
 from __future__ import annotations
@@ -51,9 +55,9 @@ def _scenario() -> Scenario | None:
     try:
         scenario = scenario_from_bytes(upload.getvalue(), upload.name)
     except ScenarioError as exc:
-        st.error(str(exc))
+        st.error(data.markdown_text(str(exc)))
         return None
-    st.caption(_scenario_label(scenario))
+    st.caption(data.markdown_text(_scenario_label(scenario)))
     return scenario
 
 
@@ -112,7 +116,8 @@ def _opening_dice(needed: OpeningDiceNeeded) -> None:
     for them: the faces so far are kept in session state)."""
     die = needed.die
     st.info(f"The opening rolls dice. Roll die {die.number} (d{die.sides})"
-            + (f" for {die.purpose}" if die.purpose else "") + ", then click its face:")
+            + (f" for {data.markdown_text(die.purpose)}" if die.purpose else "")
+            + ", then click its face:")
     faces = st.session_state.setdefault("play_opening_faces", [])
     for face, column in zip(range(1, die.sides + 1), st.columns(min(die.sides, 12))):
         column.button(str(face), key=f"play_opening_face_{die.number}_{face}",
@@ -132,8 +137,10 @@ def start_form(path: str) -> str | None:
                     help="seeded: warlog rolls from a recorded seed; manual: you roll real dice "
                          "and click the faces (people only: a bot needs seeded dice)")
     left, right = st.columns(2)
-    seed = left.number_input("Seed (empty: a random one, recorded)", min_value=0, value=None,
-                             step=1, key="play_seed", disabled=dice == "manual")
+    seed = None  # manual dice: no seed is asked, as none is used (the faces are the dice)
+    if dice == "seeded":
+        seed = left.number_input("Seed (empty: a random one, recorded)", min_value=0, value=None,
+                                 step=1, key="play_seed")
     played = right.date_input("Date played", value=date.today(), key="play_played",
                               format="YYYY-MM-DD")
     two = st.checkbox("Played from two browsers: a private seat link for each person",
@@ -163,9 +170,9 @@ def start_form(path: str) -> str | None:
         _opening_dice(needed)
         return None
     except (PlayError, ScenarioError) as exc:
-        st.error(str(exc))
+        st.error(data.markdown_text(str(exc)))
     except (ValueError, StoreError, sqlite3.Error) as exc:
-        st.error(f"Cannot start the game: {exc}")
+        st.error(f"Cannot start the game: {data.markdown_text(str(exc))}")
     else:
         for key in ("play_opening_needed", "play_opening_faces"):
             st.session_state.pop(key, None)
@@ -176,6 +183,7 @@ def start_form(path: str) -> str | None:
                     st.session_state["play_new_links"] = play_session.issue_seat_links(
                         store, game, seats)
             except (PlayError, StoreError, sqlite3.Error) as exc:
+                # raw text: the Play page shows its message (views/play.py escapes it there)
                 st.session_state["play_message"] = (
                     "error", f"{game} was started, but without seat links (anyone who opens "
                              f"it may play it): {exc}")
@@ -218,17 +226,22 @@ def _where_it_stands(path: str, game: dict[str, Any]) -> None:
     try:
         state = data.state_now(path, game["id"], game["events"])
     except (FoldError, StoreError, sqlite3.Error) as exc:
-        st.caption(f"Its board cannot be drawn: {exc}")
+        st.caption(f"Its board cannot be drawn: {data.markdown_text(str(exc))}")
         return
     st.caption(f"Turn {state.turn} · {state.side or '—'} {phase_name(state.phase)}")
-    # markdown, not st.html (which drew nothing of an SVG here); every text in it is escaped
+    # markdown, not st.html (which drew nothing of an SVG here); every text in it is escaped for
+    # HTML, and the id for markdown too: markdown reads the text between the SVG's tags (a
+    # title "![i](url)" became an <img> inside it, in chromium)
     st.markdown(board_svg(board.board_spec(state, width_px=board.PAGE_PX), board.PAGE_PX,
-                          title=f"The board of {game['id']}"), unsafe_allow_html=True)
+                          title=f"The board of {data.markdown_text(game['id'])}"),
+                unsafe_allow_html=True)
 
 
 def _who_and_when(game: dict[str, Any]) -> str:
-    """A game's seats, day and length in a line: which game it is, before it is opened."""
+    """A game's seats, day and length in a line, markdown-safe (the names and the day are the
+    game's text): which game it is, before it is opened."""
     players = game["players"]
-    seats = " v ".join(f"{players[side]} ({side})" for side in SIDES if side in players)
-    played = f" · played {game['played']}" if game.get("played") else ""
+    seats = " v ".join(f"{data.markdown_text(players[side])} ({side})"
+                       for side in SIDES if side in players)
+    played = f" · played {data.markdown_text(game['played'])}" if game.get("played") else ""
     return f"{seats or 'no players recorded'}{played} · {game['events']:,} events so far"

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from warlog.engine.flow import next_phase, phase_name
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.rulesets.order_kinds import Gesture, OrderKind
 from warlog.engine.state import GameState
@@ -47,11 +48,54 @@ def gesture(state: GameState, order: Order) -> Gesture:
 
 
 def label(state: GameState, order: Order) -> str:
+    if order.type == "end_phase":
+        return end_phase_label(state)
     return kind_of(state, order).label(order)
+
+
+def end_phase_label(state: GameState) -> str:
+    """"end phase: movement", and what comes next when it is resolved at once with no order (a
+    melee the dice decide): a player ending the phase should know dice will be asked for."""
+    ruleset = get_ruleset(state.rule_system)
+    text = f"end phase: {phase_name(state.phase)}" if state.phase else "end phase"
+    try:
+        nxt = next_phase(state, ruleset.turn_steps(state), ruleset.pregame(state))
+    except ValueError:  # a phase the steps do not list (an old log): no word on what follows
+        return text
+    if nxt is None:
+        return text + " (the last turn ends: the result follows)"
+    if nxt[2] in ruleset.automatic_phases:
+        return text + f" ({phase_name(nxt[2])} follows at once)"
+    return text
 
 
 def unit_of(state: GameState, order: Order) -> str | None:
     return kind_of(state, order).unit(order)
+
+
+def plain_first(state: GameState, orders: list[Order]) -> list[Order]:
+    """The orders one click offers, the plainest first (``OrderKind.rank``), then by their
+    labels, shorter first ("2 cells W" before "2 cells W, then face E"): a stable order, so a
+    list shown twice reads the same."""
+    def key(order: Order) -> tuple[int, int, str]:
+        text = label(state, order)
+        return kind_of(state, order).rank(state, order), len(text), text
+    return sorted(orders, key=key)
+
+
+def plain_order(state: GameState, orders: list[Order]) -> Order | None:
+    """The order a plain click gives at once among ``orders``: the only one there, or the one
+    plain order (rank 0); None when the click must ask which (several plain ones, or only
+    alternatives)."""
+    if len(orders) == 1:
+        return orders[0]
+    plain = [o for o in orders if kind_of(state, o).rank(state, o) == 0]
+    if len(plain) == 1:
+        return plain[0]
+    ends = {kind_of(state, o).ends_on(state, o) for o in plain}
+    if plain and len(ends) == 1 and None not in ends:
+        return plain_first(state, plain)[0]  # moves to the same cell: the shortest way
+    return None
 
 
 @dataclass

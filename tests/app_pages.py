@@ -47,9 +47,15 @@ def _trigger(at: AppTest, key: str, event: str, value) -> AppTest:
     return at._run(states)
 
 
-def click_board(at: AppTest, key: str, x: float, y: float) -> AppTest:
-    """Click the board a player clicks (dashboard/board_click.py) at the board position (x, y)."""
-    return _trigger(at, key, "click", {"x": x, "y": y, "n": 1})
+def click_board(at: AppTest, key: str, x: float, y: float, *, shift: bool = False,
+                seen: int | None | str = "drawn") -> AppTest:
+    """Click the board a player clicks (dashboard/board_click.py) at the board position (x, y),
+    with Shift held if ``shift``. The script sends back the board's ``seen`` mark (what the page
+    drew it at): "drawn" sends the one the page sent, as a browser does; a number sends that."""
+    if seen == "drawn":
+        (board,) = [e for e in at.get("bidi_component") if e.key == key]
+        seen = json.loads(board.proto.json).get("seen")
+    return _trigger(at, key, "click", {"x": x, "y": y, "n": 1, "shift": shift, "seen": seen})
 
 
 def board_drawn(at: AppTest, key: str = "board") -> AppTest:

@@ -5,6 +5,10 @@ file to the database.
 The table and the search are plain data (dashboard/library_rows.py); this page only arranges
 widgets. An added file is checked as `warlog import` checks it, then re-derived (verify): a file
 whose events do not follow from its orders and dice is refused, naming the first difference.
+
+Game ids, file names and the errors quoting them are data (a shared file may name its game
+``![i](http://host/x)``): every such text goes to Streamlit's markdown through
+``data.markdown_text``; the table is a dataframe, which shows text as text.
 """
 
 from __future__ import annotations
@@ -41,9 +45,10 @@ def add_upload() -> tuple[str, str] | None:
     try:
         added = data.import_upload(path, upload.getvalue(), upload.name, rederived)
     except Exception as exc:  # an uploaded file is untrusted input: any failure is a message
-        verdict = ("error", f"Cannot add {upload.name}: {exc}")
+        verdict = ("error", data.markdown_text(f"Cannot add {upload.name}: {exc}"))
     else:
-        verdict = ("success", f"Added {added}: it re-derives from its own orders and dice.")
+        verdict = ("success", f"Added {data.markdown_text(added)}: it re-derives from its own "
+                              "orders and dice.")
     finally:
         bar.empty()
     verdicts[upload.file_id] = verdict
@@ -55,13 +60,14 @@ try:
     verdict = add_upload()
     games = data.list_games(path)
 except (StoreError, sqlite3.Error) as exc:
-    st.error(f"Cannot open the database {path}: {exc}")
+    st.error(data.markdown_text(f"Cannot open the database {path}: {exc}"))
     st.stop()
 
 query = st.text_input("Search", key="library_search",
                       placeholder="scenario, rule system, period, player, result, date (2026-11)…")
 shown = matching(rows(games), query)
-st.caption(f"{len(shown)} of {len(games)} games in `{path}` · click a column to sort")
+st.caption(f"{len(shown)} of {len(games)} games in {data.markdown_text(path)} · click a column "
+           "to sort")
 picked = st.dataframe(
     shown, hide_index=True, key="library_table", on_select="rerun", selection_mode="single-row",
     column_config={"events": st.column_config.NumberColumn("events", format="%d")})
@@ -73,7 +79,7 @@ elif shown:
     chosen = shown[0]["game"]
 
 if chosen is not None:
-    st.subheader(chosen)
+    st.subheader(data.markdown_text(chosen))
     info = next(g for g in games if g["id"] == chosen)
     play_col, open_col, download_col = st.columns(3)
     if not info["ended"] and play_col.button("Play on from where it stands", key="library_play",

@@ -15,9 +15,11 @@ import sqlite3
 
 import streamlit as st
 
-from warlog.dashboard import board, board_click, bot_runner, data, play_session, play_start
+from warlog.dashboard import (board, board_click, bot_runner, data, play_clicks, play_panels,
+                              play_session, play_start)
+from warlog.dashboard.data import markdown_text as md
 from warlog.dashboard.play_session import DiceNeeded, GameMovedOn, PlayError, Seat, Table
-from warlog.engine import reach
+from warlog.engine import analysis, reach
 from warlog.engine.flow import phase_name
 from warlog.events.ids import check_id
 from warlog.events.replay_input import short_repr
@@ -63,13 +65,33 @@ def _open(game: str, links: dict[str, str] | None = None) -> None:
     _leave()
     st.session_state["play_game"] = game
     if links:
-        st.session_state["play_links"] = links
+        st.session_state["play_links"] = (game, links)  # this game's, never shown for another
     st.query_params["play"] = game
     st.session_state["play_link_read"] = (game, None)
 
 
 def _say(kind: str, text: str) -> None:
+    """The page's one line for the last input: "info" (why a click gave nothing), "warning"
+    (the game moved on), "error" (a refusal), "success" (a note written)."""
     st.session_state["play_message"] = (kind, text)
+
+
+MOVED_ON = ("The game moved on before your click arrived (another page, a bot or the command "
+            "line moved first): nothing was given. Look at the board as it stands and click "
+            "again.")
+
+
+def _stale(table: Table, seen: int | None) -> bool:
+    """Whether an input was made on a board drawn before the game moved on: the table is
+    read again first (a callback runs before the page's script), then the board the player
+    clicked (``seen``, its last event) is compared with the game as stored. Such an input is
+    refused with a line, never applied to a phase the player has not seen."""
+    moved = table.refresh()
+    if moved or (seen is not None and seen != table.last_seq()):
+        st.session_state.pop("play_offer", None)
+        _say("warning", MOVED_ON)
+        return True
+    return False
 
 
 def _act(table: Table, action) -> None:
@@ -86,8 +108,9 @@ def _act(table: Table, action) -> None:
     st.session_state["play_dice"] = result if isinstance(result, DiceNeeded) else None
 
 
-def _give(table: Table, order) -> None:
-    _act(table, lambda: table.give(order))
+def _give(table: Table, order, seen: int | None = None) -> None:
+    if not _stale(table, seen):
+        _act(table, lambda: table.give(order))
 
 
 def _start_bots(path: str, game: str, pace: str) -> None:
@@ -101,30 +124,32 @@ def _start_bots(path: str, game: str, pace: str) -> None:
 
 
 def _board_clicked(table: Table) -> None:
-    """A click on one of the acting side's units selects it; a click on a cell or an enemy gives
-    the order it offers the selected unit, or with nobody selected the side's order aimed at
-    that enemy (a Frontier fight names its target, not a unit); several: offered as buttons."""
-    state = table.state
-    cell = board_click.clicked_cell("play_board", state.grid)
-    uid = board_click.unit_in(state, cell)
-    if uid is not None and state.units[uid].side == state.to_act:
-        st.session_state["play_unit"] = uid
-        st.session_state.pop("play_offer", None)
+    """A click on the board: what it means is play_clicks.resolve's (select a unit, give the
+    plain order, offer the alternatives, or say why nothing was given); a click on a board
+    drawn before the game moved on gives nothing and says so."""
+    if _stale(table, board_click.clicked_seen("play_board")):
         return
-    selected = st.session_state.get("play_unit")
-    choices = table.choices(selected)  # nobody selected: the side's orders aimed at an enemy
-    orders = (choices.enemies.get(uid, []) if uid is not None else []) or \
-        choices.cells.get(cell, []) or choices.aims.get(cell, [])
-    if len(orders) == 1:
-        _give(table, orders[0])
-    elif orders:
-        st.session_state["play_offer"] = orders
+    cell = board_click.clicked_cell("play_board", table.state.grid)
+    ask = board_click.clicked_shift("play_board") or st.session_state.get("play_ask", False)
+    outcome = play_clicks.resolve(table, cell, st.session_state.get("play_unit"), ask=ask)
+    st.session_state.pop("play_offer", None)
+    if outcome.select is not None:
+        st.session_state["play_unit"] = outcome.select
+    elif outcome.give is not None:
+        _give(table, outcome.give)
+    elif outcome.offer:
+        st.session_state["play_offer"] = list(outcome.offer)
+    elif outcome.say:
+        _say("info", outcome.say)
 
 
 def _order_buttons(table: Table, orders, prefix: str) -> None:
+    """A button an order, keyed by the board it was drawn with: a click on a button of an
+    earlier board is refused as moved on (``_stale``), never given in a later phase."""
+    seen = table.last_seq()
     for i, order in enumerate(orders):
-        st.button(table.label(order), key=f"{prefix}_{i}", on_click=_give, args=(table, order),
-                  use_container_width=True)
+        st.button(md(table.label(order)), key=f"{prefix}_{seen}_{i}", on_click=_give,
+                  args=(table, order, seen), use_container_width=True)
 
 
 def _dice_panel(table: Table, needed: DiceNeeded) -> None:
@@ -144,10 +169,17 @@ def _dice_panel(table: Table, needed: DiceNeeded) -> None:
 
 def _note(table: Table) -> None:
     text = st.session_state.get("play_note", "").strip()
-    if text:
-        seat = table.seat_to_act
-        _act(table, lambda: table.note(text, None if seat is None or seat.bot else seat.name))
-        st.session_state["play_note"] = ""
+    if not text:
+        _say("info", "The note is empty: write something first")
+        return
+    try:
+        event = table.note(text)
+    except PlayError as exc:
+        _say("error", f"The note was not saved: {exc}")
+        return
+    st.session_state["play_note"] = ""
+    by = f", signed {event['author']}" if event.get("author") else ""
+    _say("success", f"Note saved on event {event['about']}{by}: the Replay page shows it there.")
 
 
 def _fallback(table: Table) -> None:
@@ -158,7 +190,7 @@ def _fallback(table: Table) -> None:
     chosen = st.selectbox("Every legal order (type to search)", notations, key="play_fallback")
     by_notation = dict(listed)
     st.button("Give", key="play_fallback_go", on_click=_give,
-              args=(table, by_notation[chosen]))
+              args=(table, by_notation[chosen], table.last_seq()))
 
 
 def _to_replay(game: str) -> None:
@@ -167,85 +199,98 @@ def _to_replay(game: str) -> None:
     st.session_state["game_link_read"] = True
 
 
-def _playing(path: str, game: str) -> None:  # noqa: C901 - the page's one layout
+def _header(table: Table) -> None:
+    """The game in one line: its title, id, turn and phase, and who is to act (or its end)."""
+    state, seat = table.state, table.seat_to_act
+    where = f"turn {state.turn}"
+    if state.ended:
+        where += " · the game has ended"
+    else:
+        who = "" if seat is None else f" ({md(seat.name)}, bot)" if seat.bot else \
+            f" ({md(seat.name)})"
+        where += f" · {state.side or 'both sides'} {phase_name(state.phase)} · " \
+                 f"to act: {state.to_act}{who}"
+    game = play_panels.code(table.game_id)
+    st.markdown(f"**{md(state.scenario.title)}** · `{game}` · {where}")
+
+
+def _settle_selection(table: Table) -> str | None:
+    """The selected unit, if it may still act; a lone unit that may act is selected for the
+    player (a unit that must choose after a hit, the last unit of a phase)."""
+    state = table.state
+    unit = st.session_state.get("play_unit")
+    live = unit in state.units and not state.units[unit].removed
+    if not live or state.units[unit].side != state.to_act:
+        unit = None
+    seat = table.seat_to_act
+    if seat is not None and not seat.bot and table.may_order():
+        acting = table.units_to_act()
+        if unit not in acting:  # it has acted (here or on another page): no longer selected
+            unit = acting[0] if len(acting) == 1 else None
+    st.session_state["play_unit"] = unit
+    return unit
+
+
+def _playing(path: str, game: str) -> None:
     try:
         check_id(game)  # the address is anyone's text: a bad one is named short, never echoed
         table = _table(path, game)
     except (ValueError, StoreError, sqlite3.Error) as exc:
-        st.error(f"Cannot open the game {short_repr(game, 40)}: {exc}")
+        st.error(md(f"Cannot open the game {short_repr(game, 40)}: {exc}"))
         st.button("Back", on_click=_leave)
         return
-    if st.query_params.get("play") != game:  # the address names the game: a reload reopens it
-        st.query_params["play"] = game
-        st.session_state["play_link_read"] = (game, st.query_params.get("seat"))
+    _keep_address(table, game)
     message = st.session_state.pop("play_message", None)
     if message is not None:
-        (st.warning if message[0] == "warning" else st.error)(message[1])
+        {"warning": st.warning, "info": st.info, "success": st.success}.get(
+            message[0], st.error)(md(message[1]))
     state = table.state
     seat = table.seat_to_act
-    who = "—" if seat is None else f"{state.to_act} ({seat.name}{', bot' if seat.bot else ''})"
-    st.markdown(f"**{state.scenario.title}** · `{game}` · turn {state.turn} · "
-                f"{state.side or '—'} {phase_name(state.phase)} · to act: {who}")
-    _seat_line(table)
+    _header(table)
+    play_panels.seat_line(table, st.session_state.get("play_seat_token"),
+                          _links_of(table.game_id))
     if st.session_state.get("play_reseat") and not state.ended:
         _reseat(table)
         return
     if state.ended:
-        st.success(f"The game has ended: {state.winner or 'no winner'} "
-                   f"({state.end_reason or 'over'}).")
+        st.success(md(f"The game has ended: {state.winner or 'no winner'} "
+                      f"({state.end_reason or 'over'})."))
         if st.button("Replay it", key="play_to_replay", type="primary"):
             _to_replay(game)
             _leave()
             st.switch_page("views/replay.py")
-    unit = st.session_state.get("play_unit")
-    live = unit in state.units and not state.units[unit].removed
-    if not live or state.units[unit].side != state.to_act:
-        unit = st.session_state["play_unit"] = None
+    unit = _settle_selection(table)
     needed = st.session_state.get("play_dice")
     if needed is not None and table.pending is None:
         needed = st.session_state["play_dice"] = None
+    ordering = seat is not None and not seat.bot and table.may_order()
+    happened = table.happened()
 
     board_column, side_column = st.columns([3, 2])
     with board_column:
         selected = None if unit is None else reach.unit_reach(state, unit)
-        ready = table.units_to_act() if seat is not None and not seat.bot and \
-            table.may_order() else ()
+        ready = table.units_to_act() if ordering else ()
         board_click.show(board.board_spec(state, selected=selected, ready=ready,
+                                          highlight=play_panels.latest_marks(happened, state),
                                           width_px=board.PAGE_PX),
                          board.PAGE_PX, key="play_board", on_click=lambda: _board_clicked(table),
-                         title=f"The board, {state.to_act} to act")
-        st.caption("Click one of your units to select it, then a cell or an enemy to order it.")
+                         title=f"The board, {state.to_act or 'nobody'} to act",
+                         seen=table.last_seq())
+        if ordering:
+            st.caption("Click one of your marked units to select it, then a cell or an enemy: "
+                       "a click gives the plain order at once. Shift-click (or Alt-click) a "
+                       "cell to choose another facing or an attack on arrival.")
     with side_column:
         if needed is not None:
             _dice_panel(table, needed)
         elif seat is not None and seat.bot:
             _bot_panel(path, table, seat)
         elif seat is not None and not table.may_order():
-            st.info(f"{state.to_act} is {seat.name}'s to play, from {state.to_act}'s seat "
-                    "link: this page follows the moves as they are made.")
+            st.info(md(f"{state.to_act} is {seat.name}'s to play, from {state.to_act}'s seat "
+                       "link: this page follows the moves as they are made."))
         elif seat is not None:
-            units = table.units_to_act()
-            if units:
-                picked = st.selectbox("Selected unit", ["—"] + units,
-                                      index=(units.index(unit) + 1) if unit in units else 0,
-                                      # a fresh widget when a board click changed the unit:
-                                      # the old one would keep (and restore) its own pick
-                                      key=f"play_unit_pick_{len(table.events)}_{unit}")
-                if (picked if picked != "—" else None) != unit:
-                    st.session_state["play_unit"] = None if picked == "—" else picked
-                    st.session_state.pop("play_offer", None)
-                    st.rerun()
-            offer = st.session_state.get("play_offer")
-            if offer:
-                st.write("That click offers:")
-                _order_buttons(table, offer, "play_offer")
-            choices = table.choices(unit)
-            if unit is not None and choices.buttons:
-                st.write(f"{unit}:")
-                _order_buttons(table, choices.buttons, "play_unit_order")
-            _order_buttons(table, choices.side, "play_side")
-            with st.expander("Every legal order", expanded=False):
-                _fallback(table)
+            _orders_panel(table, unit)
+        play_panels.happened(happened)
         if not table.linked or table.holds is not None:
             st.text_input("A note on the game", key="play_note")
             st.button("Add note", key="play_note_go", on_click=_note, args=(table,))
@@ -261,18 +306,54 @@ def _playing(path: str, game: str) -> None:  # noqa: C901 - the page's one layou
         _watch(path, table)
 
 
+def _orders_panel(table: Table, unit: str | None) -> None:
+    """The person to act's side panel: the selected unit, what its last click offered, its own
+    buttons (with the attack behind a choice it must make), the side's, and every legal order."""
+    units = table.units_to_act()
+    if units:
+        picked = st.selectbox("Selected unit", ["—"] + units,
+                              index=(units.index(unit) + 1) if unit in units else 0,
+                              # a fresh widget when a board click changed the unit: the old
+                              # one would keep (and restore) its own pick
+                              key=f"play_unit_pick_{len(table.events)}_{unit}")
+        if (picked if picked != "—" else None) != unit:
+            st.session_state["play_unit"] = None if picked == "—" else picked
+            st.session_state.pop("play_offer", None)
+            st.rerun()
+    offer = st.session_state.get("play_offer")
+    if offer:
+        st.write("That click offers (the plain order first):")
+        _order_buttons(table, offer, "play_offer")
+    choices = table.choices(unit)
+    if unit is not None and choices.buttons:
+        play_panels.cause_of_choice(table, unit)
+        st.write(f"{md(unit)}:")
+        _order_buttons(table, choices.buttons, "play_unit_order")
+    _order_buttons(table, choices.side, "play_side")
+    st.toggle("Ask which order on every click", key="play_ask",
+              help="A click on a cell or an enemy then lists every order it could give "
+                   "(other facings, an attack on arrival) instead of giving the plain one.")
+    with st.expander("Every legal order", expanded=False):
+        _fallback(table)
+
+
 def _bot_panel(path: str, table: Table, seat: Seat) -> None:
     """The bot's turn: it plays as soon as it is its turn at the pace set (a step at a time:
-    one order a click), off the page's thread; its last orders with their reasons."""
+    one order a click), off the page's thread; its last orders with their reasons. Only a page
+    that may play (a seat of the game, or any page of a game without seat links) sets the pace
+    or pauses: a watcher never stops the players' bots."""
     game, state = table.game_id, table.state
     run = bot_runner.current(path, game)
     running = run is not None and not run.done
     for line in (run.reasons if run is not None else []):
-        st.caption(f"🤖 {line}")
+        st.caption(f"Bot: {md(line)}")
     if run is not None and run.done and run.error:
-        st.warning(run.error)
-    st.write(f"{state.to_act} is the {seat.name} bot's to play"
+        st.warning(md(run.error))
+    st.write(md(f"{state.to_act} is the {seat.name} bot's to play")
              + (" (it thinks for a while)" if play_session.is_slow(seat.name) else ""))
+    if table.linked and table.holds is None and _links_of(game) is None:
+        st.caption("This page watches: the bots play at the pace the players set.")
+        return
     pace = st.radio("Bots play", list(bot_runner.PACES), index=1, horizontal=True,
                     key="play_pace")
     if running:
@@ -287,7 +368,7 @@ def _bot_panel(path: str, table: Table, seat: Seat) -> None:
         return
     st.session_state["play_bots_started_at"] = (game, len(table.events))
     _start_bots(path, game, pace)
-    st.caption("🤖 thinking…")
+    st.caption("The bot is thinking…")
 
 
 def _watch(path: str, table: Table) -> None:
@@ -302,8 +383,8 @@ def _watch(path: str, table: Table) -> None:
     def watcher() -> None:
         now = bot_runner.current(path, game)
         if now is not None and not now.done:
-            st.caption(f"🤖 {now.orders} order{'s' if now.orders != 1 else ''} played since "
-                       f"the bots began · thinking for {now.thinking_for():.1f} s")
+            st.caption(f"Bots: {now.orders} order{'s' if now.orders != 1 else ''} played since "
+                       f"they began · thinking for {now.thinking_for():.1f} s")
         try:
             moved = table.recorder.store.last_seq(game) != table.events[-1]["seq"]
         except (StoreError, sqlite3.Error):
@@ -319,9 +400,9 @@ def _reseat(table: Table) -> None:
     afresh, recorded as a seats_changed event; or the seats kept as they were."""
     state = table.state
     st.subheader("Continue from here: who plays each side now?")
-    st.caption(f"Turn {state.turn}, {state.side or '—'} {phase_name(state.phase)}. Until now: "
-               + " v ".join(f"{side}: {state.players.get(side, side)}"
-                            for side in state.scenario.sides))
+    st.caption(f"Turn {state.turn}, {state.side or 'both sides'} {phase_name(state.phase)}. "
+               "Until now: " + " v ".join(f"{side}: {md(state.players.get(side, side))}"
+                                          for side in state.scenario.sides))
     seats = play_start.seat_pickers(list(state.scenario.sides), "play_reseat",
                                     dict(state.players))
     keep, change = st.columns(2)
@@ -329,7 +410,7 @@ def _reseat(table: Table) -> None:
         try:
             table.change_seats(seats)
         except PlayError as exc:
-            st.error(str(exc))
+            st.error(md(str(exc)))
             return
         st.session_state.pop("play_reseat", None)
         st.rerun()
@@ -338,24 +419,26 @@ def _reseat(table: Table) -> None:
         st.rerun()
 
 
-def _seat_line(table: Table) -> None:
-    """Whose seat this page holds in a game played by links; the links themselves for the
-    page that started the game (each to be sent to its player), and the view link."""
-    if table.linked:
-        if table.holds is not None:
-            st.caption(f"🔑 This page holds {table.holds}'s seat: only its link gives "
-                       f"{table.holds}'s orders.")
+def _links_of(game: str) -> dict[str, str] | None:
+    """The seat links this page issued for ``game`` when it started it (None for any other
+    game: a page that started one game never shows its links on another)."""
+    held = st.session_state.get("play_links")
+    return held[1] if isinstance(held, tuple) and held[0] == game else None
+
+
+def _keep_address(table: Table, game: str) -> None:
+    """The address names the game, and the seat this page holds, so a reload reopens both (a
+    seat link's token stays in its own tab's address, where it came from); a token that is no
+    seat of this game is dropped from it (the page watches, and says so)."""
+    token = st.session_state.get("play_seat_token")
+    seat = token if token is not None and table.holds is not None else None
+    if st.query_params.get("play") != game or st.query_params.get("seat") != seat:
+        st.query_params["play"] = game
+        if seat is None:
+            st.query_params.pop("seat", None)
         else:
-            st.caption("👁 Watching: this page holds no seat of this game.")
-    links = st.session_state.get("play_links")
-    if links:
-        base = f"{st.context.url.split('?')[0]}" if st.context.url else "/play"
-        with st.expander("Seat links: send each player theirs", expanded=True):
-            for side, token in links.items():
-                st.markdown(f"**{side}**: `{base}?play={table.game_id}&seat={token}`")
-            st.markdown(f"**Watch**: `{base}?play={table.game_id}`")
-            st.caption("A seat link is private: whoever holds it gives that side's orders. "
-                       "Open yours (here or in another browser); keep the others' to send.")
+            st.query_params["seat"] = seat
+        st.session_state["play_link_read"] = (game, seat)
 
 
 def _read_link() -> None:
@@ -366,12 +449,13 @@ def _read_link() -> None:
     if game is None or st.session_state.get("play_link_read") == (game, token):
         return
     st.session_state["play_link_read"] = (game, token)
-    links = st.session_state.get("play_links")
+    links = _links_of(game)
     _leave()
     if links and token in links.values():
-        st.session_state["play_links"] = links  # the starter opened one of its own links
+        st.session_state["play_links"] = (game, links)  # the starter opened one of its own
     st.session_state["play_game"] = game
     st.session_state["play_seat_token"] = token
+    st.session_state["play_link_read"] = (game, token)
 
 
 def main() -> None:
@@ -379,7 +463,7 @@ def main() -> None:
     try:
         data.ensure_database(path)
     except (StoreError, sqlite3.Error, ValueError) as exc:
-        st.error(f"Cannot open the database {path}: {exc}")
+        st.error(md(f"Cannot open the database {path}: {exc}"))
         return
     st.title("Play")
     _read_link()

@@ -54,6 +54,10 @@ class OrderKind:
     ends_on: Callable[[GameState, Order], Cell | None] = lambda state, order: None
     """The cell a moving order leaves its unit on (a charge's too), for the dots of a unit's
     reach; None for an order that does not move it."""
+    rank: Callable[[GameState, Order], int] = lambda state, order: 0
+    """How plain the order is among those one click offers: 0 the natural one a plain click
+    gives at once (a move that ends facing the way it went), higher an alternative given only
+    on request (a last turn to another facing 1, an attack on arrival 2)."""
 
 
 def _move_end(state: GameState, order: MoveOrder) -> Cell:
@@ -82,6 +86,20 @@ def _move_label(order: MoveOrder) -> str:
     return text
 
 
+def _move_rank(state: GameState, order: MoveOrder) -> int:
+    if order.attack is not None:
+        return 2
+    return 0 if order.end_facing in (None, order.facing) else 1
+
+
+def _route_rank(state: GameState, order: RouteOrder) -> int:
+    """A route ending facing the way its last step went is plain; one that also turns is not."""
+    if not order.path:
+        return 0
+    before = tuple(order.path[-2]) if len(order.path) > 1 else state.units[order.unit].cell
+    return 0 if state.grid.facing_to(before, tuple(order.path[-1])) == order.facing else 1
+
+
 def _route_gesture(state: GameState, order: RouteOrder) -> Gesture:
     return Gesture("cell", tuple(order.path[-1])) if order.path else Gesture("unit")
 
@@ -101,10 +119,10 @@ def _fight_takes_part(state: GameState, unit: str, order: FightOrder) -> bool:
 
 MOVE = OrderKind("move", "move straight ahead, turn, or charge an enemy",
                  unit=lambda o: o.unit, gesture=_move_gesture, label=_move_label, strikes=True,
-                 ends_on=lambda s, o: _move_end(s, o) if o.distance else None)
+                 ends_on=lambda s, o: _move_end(s, o) if o.distance else None, rank=_move_rank)
 ROUTE = OrderKind("route", "move cell by cell and end facing a way, or turn in place",
                   unit=lambda o: o.unit, gesture=_route_gesture, label=_route_label,
-                  ends_on=lambda s, o: tuple(o.path[-1]) if o.path else None)
+                  ends_on=lambda s, o: tuple(o.path[-1]) if o.path else None, rank=_route_rank)
 SHOOT = OrderKind("shoot", "shoot at an enemy", unit=lambda o: o.unit,
                   gesture=lambda s, o: Gesture("enemy", o.target),
                   label=lambda o: f"shoot {o.target}", strikes=True)
@@ -132,7 +150,7 @@ BOMBARD = OrderKind("bombard", "fire a battery at a cell", unit=lambda o: o.unit
 FIGHT = OrderKind("fight", "every unit facing an enemy attacks it", unit=lambda o: None,
                   gesture=lambda s, o: Gesture("enemy", o.target),
                   label=lambda o: f"fight {o.target}" + (", advance if won" if o.advance else ""),
-                  takes_part=_fight_takes_part, strikes=True)
+                  takes_part=_fight_takes_part, strikes=True, rank=lambda s, o: int(o.advance))
 REFORM = OrderKind("reform", "bring figures out of formation back into the ranks",
                    unit=lambda o: o.unit, gesture=lambda s, o: Gesture("unit"),
                    label=lambda o: "reform")

@@ -263,7 +263,7 @@ def test_two_sessions_ordering_at_once_the_second_is_told_the_game_moved_on(play
     after_first = stored(db)[game]
     button(other, "end phase").click().run()  # the second clicked the board it saw
     assert not other.exception
-    assert other.warning and "the game moved on" in other.warning[0].value
+    assert other.warning and "The game moved on" in other.warning[0].value
     assert stored(db)[game] == after_first  # nothing doubled, nothing lost
     assert set(stored(db)) - before == {game}
     with SQLiteEventStore(db) as store:  # and the second page now shows the game as stored

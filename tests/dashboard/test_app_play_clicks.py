@@ -17,7 +17,11 @@ import orjson
 import pytest
 from app_pages import click_board, open_page
 
-from warlog.engine import vocabulary
+from warlog.dashboard.data import markdown_text
+from markup_probe import shown
+
+from warlog.engine import analysis, narration, vocabulary
+from warlog.engine.fold import evolve
 from warlog.engine.fold import replay
 from warlog.engine.game import Game
 from warlog.engine.rulesets import get_ruleset
@@ -57,14 +61,17 @@ def test_the_golden_games_hold_every_order_kind_of_every_system():
     assert set(KINDS) - set(FIRST) == set()
 
 
-def _click(at, state, cell, towards=(0.0, 0.0)) -> None:
+def _click(at, state, cell, towards=(0.0, 0.0), shift=False) -> None:
     """Click the board in ``cell``: at its centre, or ``towards`` a fraction of the way from
-    its centre to its first corner (a click need not land on the counter to mean the cell)."""
+    its centre to its first corner (a click need not land on the counter to mean the cell);
+    with Shift held to be offered every order there, not given the plain one."""
     (x, y), (cx, cy) = state.grid.centre(tuple(cell)), state.grid.corners(tuple(cell))[0]
-    click_board(at, "play_board", x + towards[0] * (cx - x), y + towards[1] * (cy - y))
+    click_board(at, "play_board", x + towards[0] * (cx - x), y + towards[1] * (cy - y),
+                shift=shift)
 
 
 def _button(at, prefix: str, label: str):
+    label = markdown_text(label)  # a label is data (unit ids): the page escapes it
     found = [b for b in at.button if (b.key or "").startswith(prefix) and b.label == label]
     assert found, f"no {prefix} button {label!r}: {[(b.key, b.label) for b in at.button]}"
     return found[0]
@@ -90,7 +97,7 @@ def _opened_at(key: tuple[str, str], tmp_path, monkeypatch):
     return at, db, events, at_index, replay(events[:at_index]), order
 
 
-def _give_by_clicks(at, state, order) -> None:
+def _give_by_clicks(at, state, order, events_before) -> None:
     """Give ``order`` as a player does: click its unit on the board, then the cell or the enemy
     it points at (or its button), then its label where the click offered several orders."""
     unit = vocabulary.unit_of(state, order)
@@ -100,11 +107,15 @@ def _give_by_clicks(at, state, order) -> None:
         _click(at, state, state.units[unit].cell, towards=(0.8, 0.8))
         assert not at.exception
         assert at.session_state["play_unit"] == unit
+    # a plain click gives the plain order there at once; any other is chosen after Shift-click
+    offered = vocabulary.choices(state, unit, Game(events_before).legal_orders())
+    there = {"cell": offered.cells, "aim": offered.aims, "enemy": offered.enemies}.get(where.how)
+    shift = there is not None and vocabulary.plain_order(state, there[where.at]) != order
     if where.how in ("cell", "aim"):
-        _click(at, state, where.at, towards=(0.5, 0.2))
+        _click(at, state, where.at, towards=(0.5, 0.2), shift=shift)
     elif where.how == "enemy":
         enemy = state.units[where.at]
-        _click(at, state, enemy.cell)
+        _click(at, state, enemy.cell, shift=shift)
     elif where.how == "unit":
         _button(at, "play_unit_order_", label).click().run()
     else:
@@ -118,7 +129,7 @@ def _give_by_clicks(at, state, order) -> None:
 @pytest.mark.parametrize("system, kind", KINDS, ids=[f"{s}-{k}" for s, k in KINDS])
 def test_every_order_kind_is_given_by_clicks(system, kind, tmp_path, monkeypatch):
     at, db, events, at_index, state, order = _opened_at((system, kind), tmp_path, monkeypatch)
-    _give_by_clicks(at, state, order)
+    _give_by_clicks(at, state, order, events[:at_index])
 
     end = next((j for j in range(at_index + 1, len(events)) if events[j]["kind"] in INPUTS),
                len(events))
@@ -130,6 +141,27 @@ def test_every_order_kind_is_given_by_clicks(system, kind, tmp_path, monkeypatch
     with SQLiteEventStore(db) as store:
         stored = store.read(events[0]["game"])
     assert [_clean(e) for e in stored[at_index:]] == [_clean(e) for e in events[at_index:end]]
+    _told_what_happened(at, stored, at_index, end)
+
+
+def _told_what_happened(at, stored, at_index: int, end: int) -> None:
+    """The page's "what happened" list leads with the order just given (unless it was an end
+    of phase that did nothing), with the narrated line of each thing it caused: a die, a hit,
+    a move, in the Replay page's words."""
+    feed = [shown(m.value) for m in at.get("markdown") if m.value]
+    captions = [shown(c.value) for c in at.caption]
+    steps = analysis.steps(stored[: end])
+    step = next(s for s in steps if s.first == at_index)
+    caused = [e for e in stored[at_index:end]
+              if e["kind"] not in ("phase_started", "order_given", "state_checksum")]
+    if stored[at_index]["order"]["type"] == "end_phase" and not caused:
+        return
+    assert any(line.strip("*") == step.title for line in feed), (step.title, feed)
+    state = replay(stored[:at_index + 1])
+    for e in caused[:3]:
+        said = narration.narrate(e, state)
+        assert any(said in c for c in captions), (said, captions)
+        state = evolve(state, e, check=False)
 
 
 def test_an_order_waiting_for_its_dice_is_taken_back_by_a_click(tmp_path, monkeypatch):
@@ -138,7 +170,7 @@ def test_an_order_waiting_for_its_dice_is_taken_back_by_a_click(tmp_path, monkey
     at, db, events, at_index, state, order = _opened_at(("portable", "shoot"), tmp_path,
                                                         monkeypatch)
     game = events[0]["game"]
-    _give_by_clicks(at, state, order)
+    _give_by_clicks(at, state, order, events[:at_index])
     assert at.session_state["play_dice"] is not None, "the shot wants no dice"
     with SQLiteEventStore(db) as store:
         assert len(store.read(game)) == at_index  # nothing is stored before its dice

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 from app_pages import db_holding_a_game, open_page
+from markup_probe import shown
 
 from warlog.dashboard.play_options import option_rows, with_options
 from warlog.engine.rules import catalogue
@@ -43,7 +44,7 @@ def test_an_unfinished_game_is_offered_first_and_the_start_form_on_request(tmp_p
     at = open_page(monkeypatch, db, "views/play.py")
     assert at.radio(key="play_what_next").value == "Continue a game"
     assert at.selectbox(key="play_continue").value == "held"
-    captions = [c.value for c in at.caption]
+    captions = [shown(c.value) for c in at.caption]  # markdown-escaped: the game's text
     assert any(c.startswith("Cy (red) v Di (blue) · played 2026-12-01 · ")
                for c in captions), captions  # which game it is, before it is opened
     assert not [w for w in at.selectbox if w.key == "play_scenario"]  # the form is not drawn
@@ -154,7 +155,7 @@ def test_a_scenario_file_is_played_and_a_bad_one_says_why(page):
     uploader = at.get("file_uploader")[0]
     uploader.set_value(("bad.toml", b"title = [", "application/toml")).run()
     assert not at.exception
-    assert at.error and "bad.toml" in at.error[0].value and "TOML" in at.error[0].value
+    assert at.error and "bad.toml" in shown(at.error[0].value) and "TOML" in at.error[0].value
     text = (ROOT / "scenarios" / "ancients-river-crossing.toml").read_bytes()
     at.get("file_uploader")[0].set_value(("My Ford.toml", text, "application/toml")).run()
     assert not at.exception and not at.error

@@ -90,6 +90,23 @@ def _end_phase(page, header: str) -> None:
     wait_until(once, lambda: f"end phase never moved the game on from {header!r}")
 
 
+def _in_view(page, role: str):
+    """The first point of the board's ``role`` trace that a click would reach (the page may
+    have scrolled: a point above the window, or under Streamlit's own header bar, is not the
+    board's to click), or None. The board is scrolled to the middle of the window first."""
+    page.evaluate("() => document.querySelector('svg[data-board=live]')"
+                  ".scrollIntoView({block: 'center'})")
+    for index in range(200):
+        point = board_point(page, role, index=index)
+        if point is None:
+            return None
+        if page.evaluate("([x, y]) => { const e = document.elementFromPoint(x, y);"
+                         " return !!(e && e.closest('svg[data-board=live]')); }",
+                         [point[0], point[1]]):
+            return point
+    return None
+
+
 def _move_one_unit(page, side: str) -> None:
     """Select one of ``side``'s units by clicking it, click a cell it may move to, and choose
     the first order that click offers (or none, when it gave the one order there); wait until
@@ -97,13 +114,13 @@ def _move_one_unit(page, side: str) -> None:
     before = page.evaluate(f"({UNITS_AT})", side)
 
     def select() -> bool:
-        point = board_point(page, "units", side)
-        assert point is not None, "no unit of the side on the board"
+        point = _in_view(page, "ready")  # a unit marked as able to act, on the screen
+        assert point is not None, "no unit of the side may act"
         page.mouse.click(point[0], point[1])
         return until(page, REACH_DRAWN)
 
     wait_until(select, lambda: "a click on the unit never selected it")
-    x, y, _, _ = board_point(page, "reach_moves")
+    x, y, _, _ = _in_view(page, "reach_moves")
 
     def click_cell() -> bool:
         page.mouse.click(x, y)
@@ -220,7 +237,7 @@ def test_a_table_game_with_manual_dice_recorded_by_clicks_verifies_and_replays(d
     page.goto(f"{url}/play")
     _choose_scenario(page, "dark-ages-causeway-at-maldon")
     page.locator(".st-key-play_dice_mode").get_by_text("manual").click()
-    page.wait_for_selector(".st-key-play_seed input:disabled")  # the page took manual dice
+    page.wait_for_selector(".st-key-play_seed", state="detached")  # manual dice: no seed
     page.locator(".st-key-play_start button").click()
     faces = 0
     while True:  # each opening die, as it is asked for

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 from app_pages import open_page
+from markup_probe import shown
 
 from warlog.dashboard import data
 from warlog.dashboard.library_rows import matching, rows
@@ -96,21 +97,21 @@ def test_a_replay_file_is_added_only_if_it_re_derives(library, tmp_path):
     good = play_out("lib-new", load_scenario("frontier-ulundi"), seed=3).events
     at.file_uploader(key="library_upload").set_value(
         ("new.jsonl", encode_replay(good), "application/octet-stream")).run()
-    assert not at.exception and at.success and "lib-new" in at.success[0].value
+    assert not at.exception and at.success and "lib-new" in shown(at.success[0].value)
     with SQLiteEventStore(db) as store:
         assert store.read("lib-new") == good
     # the list counts it in the same run (issue 22: it counted the old number until reloaded),
     # and a rerun with the file still in the widget adds nothing and says the same
     assert any(c.value.startswith("3 of 3 games") for c in at.caption), [c.value for c in at.caption]
     at.run()
-    assert not at.exception and not at.error and "lib-new" in at.success[0].value
+    assert not at.exception and not at.error and "lib-new" in shown(at.success[0].value)
     forged = [dict(e) for e in play_out("lib-forged", load_scenario("ancients-river-crossing"),
                                         seed=5).events]
     die = next(i for i, e in enumerate(forged) if e["kind"] == "dice_rolled")
     forged[die]["faces"] = [7 - forged[die]["faces"][0]]  # an edited die, chain recomputed
     at.file_uploader(key="library_upload").set_value(
         ("forged.jsonl", encode_replay(forged), "application/octet-stream")).run()
-    assert not at.exception and at.error and "does not re-derive" in at.error[0].value
+    assert not at.exception and at.error and "does not re-derive" in shown(at.error[0].value)
     with SQLiteEventStore(db) as store:
         assert not store.has_game("lib-forged")
 
@@ -121,7 +122,7 @@ def test_a_chosen_game_opens_in_the_replay_page(library):
     at.button(key="library_open").click().run()
     assert not at.exception
     assert at.selectbox(key="game").value == "lib-2"
-    assert any("The Portable Wargame: Ancient Battles" in m.value for m in at.markdown)
+    assert any("The Portable Wargame: Ancient Battles" in shown(m.value) for m in at.markdown)
 
 
 def test_an_unfinished_game_plays_on_in_the_play_page_and_a_finished_one_does_not(library):
@@ -137,4 +138,4 @@ def test_an_unfinished_game_plays_on_in_the_play_page_and_a_finished_one_does_no
     at.button(key="library_play").click().run()
     assert not at.exception
     assert at.session_state["play_game"] == "lib-open"
-    assert any("to act: red (Ann)" in m.value for m in at.markdown)
+    assert any("to act: red (Ann)" in shown(m.value) for m in at.markdown)  # the Play header

@@ -74,7 +74,6 @@ def test_a_person_plays_the_tactician_to_the_end_and_the_game_verifies(store, sc
             assert isinstance(step, BotStep)
             assert step.events[0]["kind"] == "order_given"
             assert step.events[0]["by"] == "tactician"
-            assert table.label(step.order) in step.reason
             assert format_order(step.order) in step.reason
             assert step.reason.startswith(f"tactician ({side}): ")
             bot_steps += 1
@@ -166,8 +165,9 @@ def test_undo_before_the_dice_writes_order_retracted_and_a_note_is_kept(store, s
     while isinstance(again, DiceNeeded):
         again = table.dice([5])
     assert again[0]["kind"] == "order_given"
-    note = table.note("the ford is the key", "Ann")
+    note = table.note("the ford is the key")
     assert note["kind"] == "note" and note["text"] == "the ford is the key"
+    assert note["author"] == table.state.players[table.state.to_act]  # the person to act
     assert store.read(table.game_id)[-1] == note
     assert verify(store.read(table.game_id)).ok
 
@@ -202,7 +202,7 @@ def test_a_second_page_on_the_same_game_is_told_it_moved_on(store, scenario):
     assert first_choice(second) == order
     made = first.give(order)
     assert isinstance(made, list)
-    with pytest.raises(GameMovedOn, match="^the game moved on: "):
+    with pytest.raises(GameMovedOn, match="^The game moved on before your order arrived"):
         second.give(order)
     # the second table read the game again: it sees the first's order, once
     assert second.events == store.read(gid) == first.events
@@ -223,7 +223,7 @@ def test_a_stale_bot_step_is_refused_and_nothing_is_doubled(store, scenario):
                                         "blue": Seat.of_bot("tactician")}, seed=5)
     first, second = Table(store, gid), Table(store, gid)
     first.bot_step()
-    with pytest.raises(GameMovedOn, match="^the game moved on: "):
+    with pytest.raises(GameMovedOn, match="^The game moved on before your order arrived"):
         second.bot_step()
     second.bot_step()  # after the reload, the next order
     assert first.refresh()
@@ -309,7 +309,24 @@ def test_a_seat_link_orders_only_for_its_side_and_a_page_without_one_watches(sto
     mine.give(first_choice(mine))
     assert len(store.read(gid)) > count
     assert theirs.refresh()
-    theirs.note("well played")  # a seat holder may write a note whoever is to act
+    written = theirs.note("well played")  # a seat holder may write a note whoever is to act
+    # ... signed by its own seat's player, never by the player whose turn it is
+    assert written["author"] == theirs.state.players[other] != theirs.state.players[to_act]
+
+
+@pytest.mark.parametrize("text", ["a\u202eb reversed", "bell\x07 and \x1b[31m escape",
+                                  "x" * 100_000])
+def test_a_note_the_record_refuses_is_one_line_and_stores_nothing(store, scenario, text):
+    gid = start(store, scenario, game_id="notes", seed=4, played="2026-12-03",
+                seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")})
+    table = Table(store, gid)
+    count = len(store.read(gid))
+    with pytest.raises(PlayError) as refused:
+        table.note(text)
+    line = str(refused.value)
+    assert "\n" not in line and len(line) < 400 and "Traceback" not in line
+    assert "note" in line.lower() or "text" in line.lower()
+    assert len(store.read(gid)) == count
 
 
 def test_a_game_without_links_is_played_from_any_page(store, scenario):

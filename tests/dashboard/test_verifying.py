@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from markup_probe import shown
 from waits import LIMIT, wait_until
 from whatif_games import bot_game
 
@@ -42,7 +43,7 @@ def gate(monkeypatch) -> threading.Event:
 
 def texts(elements) -> str:
     """The elements' text as a reader sees it (the verified line is markdown-escaped)."""
-    return " ".join(e.value for e in elements).replace("\\", "")
+    return " ".join(shown(e.value) for e in elements)
 
 
 def rerun_until(at: AppTest, done) -> AppTest:
@@ -110,5 +111,6 @@ def test_an_edited_search_bot_upload_is_refused_once_checked(tmp_path, monkeypat
     assert "Checking edited.jsonl" in texts(at.info) and not at.error
     gate.set()
     rerun_until(at, lambda at: bool(at.error))
-    assert "Cannot open edited.jsonl: it does not re-derive" in at.error[0].value
-    assert f"event seq {rolled['seq']}" in at.error[0].value and not at.title
+    refused = shown(at.error[0].value)  # it quotes the file: markdown-escaped
+    assert "Cannot open edited.jsonl: it does not re-derive" in refused
+    assert f"event seq {rolled['seq']}" in refused and not at.title

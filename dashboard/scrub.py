@@ -89,3 +89,75 @@ def fork_point(events: Sequence[dict[str, Any]], step: StepLike, ended: bool) ->
     if ended or step.last + 1 not in rest_points(events):
         return None
     return events[step.last]["seq"]
+
+
+# -- one numbering: the log's event numbers (seq), as the command line prints them --------------
+
+
+def event_span(events: Sequence[dict[str, Any]], step: StepLike) -> str:
+    """The event numbers a step covers, as `warlog log` prints them: "event 7", "events 40–44"."""
+    first, last = events[step.first]["seq"], events[step.last]["seq"]
+    return f"event {first}" if first == last else f"events {first}–{last}"
+
+
+def step_of_event(steps: Sequence[StepLike], events: Sequence[dict[str, Any]],
+                  seq: int) -> int | None:
+    """The index of the step that holds event ``seq`` (None when the game has no such event).
+    A note is shown at the step it is about, not where the log appended it, so a note's number
+    opens that step."""
+    by_seq = {e["seq"]: e for e in events}
+    event = by_seq.get(seq)
+    if event is None:
+        return None
+    if event["kind"] == "note" and event.get("about") in by_seq:
+        seq = event["about"]
+    return next((s.index for s in steps
+                 if events[s.first]["seq"] <= seq <= events[s.last]["seq"]), None)
+
+
+def _number(text: str) -> int | None:
+    try:
+        return int(text.strip())
+    except ValueError:
+        return None
+
+
+def _quoted(text: str) -> str:
+    return repr(text[:40] + ("…" if len(text) > 40 else ""))
+
+
+def linked_step(steps: Sequence[StepLike], events: Sequence[dict[str, Any]],
+                event: str | None, step: str | None) -> tuple[int | None, str | None]:
+    """The step a page address asks for, and what is wrong with the address (None when nothing
+    is): ``event`` is an event number (seq, as `warlog log`, `fork --at` and `note` speak), and
+    wins over ``step``, the step counted from 1 (the older links). A number outside the game
+    opens its nearest end and says so, rather than clamping silently, and so does a step that
+    disagrees with the event; no ask at all is (None, None)."""
+    n = len(steps)
+    if event is not None:
+        seq = _number(event)
+        if seq is None:
+            return 0, (f"The address asks for event {_quoted(event)}, which is not an event "
+                       "number: showing the first step.")
+        found = step_of_event(steps, events, seq)
+        asked = _number(step) if step is not None else None
+        if found is not None and asked is not None and asked != found + 1:  # an edited address
+            return found, (f"The address names step {asked} and event {seq}, which is in step "
+                           f"{found + 1}: showing step {found + 1}.")
+        if found is not None:
+            return found, None
+        low, high = events[0]["seq"], events[-1]["seq"]
+        end, index = ("last", n - 1) if seq > high else ("first", 0)
+        return index, (f"This game's events are numbered {low}–{high}: event {seq} does not "
+                       f"exist; showing the {end} step.")
+    if step is not None:
+        k = _number(step)
+        if k is None:
+            return 0, (f"The address asks for step {_quoted(step)}, which is not a step number: "
+                       "showing the first step.")
+        if 1 <= k <= n:
+            return k - 1, None
+        end, index = ("last", n - 1) if k > n else ("first", 0)
+        return index, (f"This game has {n} steps: step {k} does not exist; showing the {end} "
+                       "step.")
+    return None, None

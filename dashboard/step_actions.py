@@ -1,6 +1,8 @@
-"""What a reader of the Replay page does with a step, beside reading it: continue the game from
-it in the Play page, write a note on it, take a picture of the board or a chart away. The Replay
-page (dashboard/views/replay.py) places these; their state lives in ``st.session_state``
+"""A step of the Replay page beyond its board: its events as narrated lines with the rules they
+cite, and what a reader does with it: continue the game from it in the Play page, write a note
+on it, take a picture of the board or a chart away. Every text from the game (narration, notes,
+ids) is escaped before Markdown renders it. The Replay page (dashboard/views/replay.py) places
+these; their state lives in ``st.session_state``
 (``fork_opened``, ``fork_error``, ``note_text``, ``note_error``, ``png``, ``png_error``) and
 ``cursor`` is the page's current step."""
 
@@ -12,7 +14,10 @@ from typing import Any
 import streamlit as st
 
 from warlog.dashboard import board, charts, data, scrub
-from warlog.engine import analysis
+from warlog.dashboard.data import markdown_text as md
+from warlog.engine import analysis, narration
+from warlog.engine.fold import evolve
+from warlog.engine.rules import catalogue
 from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.events.store import StoreError
 from warlog.record import RecordError, fork
@@ -52,10 +57,11 @@ def continue_from_here(step: analysis.Step, events: list[Event], ended: bool) ->
     _, path, game = identity.split(":", 2)
     st.button("Continue from here", key="continue_here", icon=":material/call_split:",
               on_click=_continue, args=(path, game, at),
-              help="A new game with this game's events up to this step (the original is "
-                   "untouched), opened in the Play page to play on.")
+              help=f"A new game with this game's events 1–{at} (as `warlog fork GAME --at "
+                   f"{at}` makes; the original is untouched), opened in the Play page to play "
+                   "on.")
     if st.session_state.get("fork_error"):
-        st.error(st.session_state.pop("fork_error"))
+        st.error(md(st.session_state.pop("fork_error")))
 
 
 def _write_note(path: str, game: str, about: int) -> None:
@@ -77,14 +83,16 @@ def note_form(step: analysis.Step, events: list[Event]) -> None:
         st.caption("Notes are written on games in the database (import the file first).")
         return
     _, path, game = identity.split(":", 2)
+    about = events[step.last]["seq"]
     with st.expander("📝 Write a note on this step"):
+        st.caption(f"The note is on event {about}, as `warlog note GAME {about} TEXT` writes it.")
         st.text_area("Note", key="note_text", max_chars=4000,
                      placeholder="What happened here, what to try instead…")
         st.text_input("Your name (optional)", key="note_author")
         st.button("Add note", key="add_note", on_click=_write_note,
-                  args=(path, game, events[step.last]["seq"]))
+                  args=(path, game, about))
         if st.session_state.get("note_error"):
-            st.error(st.session_state["note_error"])
+            st.error(md(st.session_state["note_error"]))
 
 
 def notes_index(steps: list[analysis.Step], notes: dict[int, list[Event]]) -> None:
@@ -94,7 +102,7 @@ def notes_index(steps: list[analysis.Step], notes: dict[int, list[Event]]) -> No
     st.sidebar.subheader("Notes")
     for index, group in sorted(notes.items()):
         for note in group:
-            label = f"Step {index + 1}: {note['text'][:40]}"
+            label = md(f"Step {index + 1} · event {note['about']}: {note['text'][:40]}")
             st.sidebar.button(label, key=f"note_{note['seq']}", on_click=_go, args=(index,))
 
 
@@ -122,7 +130,7 @@ def pictures(key: str, step: analysis.Step, state, marks, proj, selected) -> Non
         st.button("Make the picture", key="png_make", on_click=_prepare_png,
                   args=(which, key, step, state, marks, proj, selected))
         if st.session_state.get("png_error"):
-            st.error(st.session_state["png_error"])
+            st.error(md(st.session_state["png_error"]))
         made = st.session_state.get("png")
         if made and made[:3] == (which, key, step.index):
             st.download_button(f"Download {which}.png", data=made[3], key="png_download",
@@ -131,3 +139,52 @@ def pictures(key: str, step: analysis.Step, state, marks, proj, selected) -> Non
 
 def _go(index: int) -> None:
     st.session_state["cursor"] = index
+
+
+def _rule_lines(rule_ids: list[str]) -> str:
+    rules, lines = catalogue(), []
+    for rid in rule_ids:
+        r = rules.get(rid)
+        if r is None:  # an id from the log, not from the catalogue: data
+            lines.append(f"- {md(rid)} (not in the rule catalogue)")
+            continue
+        flag = ""
+        if r.interpretation:
+            flag = " — ⚖️ *interpretation*" + (f" (option `{r.option}`)" if r.option else "")
+        lines.append(f"- `{rid}` {r.text}{flag}")
+    return "\n".join(lines)
+
+
+def event_line(e: Event, narrated: str, raw: bool) -> str:
+    """An event as the step's list shows it: the narrated sentence, after its seq and raw
+    kind (``hits_inflicted``) only when the reader asked for event names."""
+    narrated = md(narrated)  # it quotes ids and names from the log
+    return f":gray[{md(str(e['seq']))} {md(str(e['kind']))}] {narrated}" if raw else narrated
+
+
+def step_events(tl, events: list[Event], step: analysis.Step, notes: list[Event],
+                upto: int, taught: tuple[str, ...] = ()) -> None:
+    """Each event of the step as its narrated line (the raw event names behind a toggle), then
+    the text of every rule the step cites, once (``taught``: the rules the teaching answer above
+    has just given, not given again); the players' notes on this step first (a note sits in the
+    log where it was written, so it is shown here, at the step it is about, not where it was
+    appended)."""
+    raw = st.toggle("Show event names", key="event_names",
+                    help="The log's own name for each event (e.g. hits_inflicted) and its "
+                         "number, as `warlog show` prints them.")
+    state = tl.state_at(step.first - 1) if step.first > 0 else None
+    shown = events[step.first : upto + 1]
+    with st.container(height=620, key="events"):
+        for note in notes:
+            by = f" — {note['author']}" if note.get("author") else ""
+            st.info(data.markdown_text(f"📝 {note['text']}{by}"), icon=None)
+        for e in shown:
+            if e["kind"] != "note":
+                st.markdown(event_line(e, narration.narrate(e, state), raw))
+            state = evolve(state, e, check=False)
+        rules = [r for r in scrub.cited_rules([e for e in shown if e["kind"] != "note"])
+                 if r not in taught]
+        if rules:
+            st.markdown("**Other rules cited in this step** (the answer above gives the rest)"
+                        if taught else "**Rules cited in this step**")
+            st.caption(_rule_lines(rules))

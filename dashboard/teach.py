@@ -13,6 +13,7 @@ from typing import Any
 
 import streamlit as st
 
+from warlog.dashboard.data import markdown_text as md
 from warlog.engine.rules import catalogue
 from warlog.engine.teaching import Question, is_right
 
@@ -51,16 +52,17 @@ def show_score(identity: str, questions: dict[int, Question]) -> None:
 
 def _rule_text(rule_id: str) -> str:
     r = catalogue().get(rule_id)
-    if r is None:
-        return f"`{rule_id}`"
+    if r is None:  # an id from the log, not from the catalogue: data
+        return md(rule_id)
     flag = " — ⚖️ *interpretation*" if r.interpretation else ""
     return f"`{rule_id}` {r.text}{flag}"
 
 
 def panel(identity: str, q: Question) -> None:
-    """The question (before an answer) or the verdict, the arithmetic and the rules (after)."""
+    """The question (before an answer) or the verdict, the arithmetic and the rules (after).
+    The question, the answer and the explanation quote unit ids from the log: escaped."""
     with st.container(border=True, key="teach_panel"):
-        st.markdown(f"**Question:** {q.prompt}")
+        st.markdown(f"**Question:** {md(q.prompt)}")
         if not answered(identity, q):
             key = f"teach_given_{q.step}"
             if q.choices:
@@ -73,9 +75,17 @@ def panel(identity: str, q: Question) -> None:
             return
         given = _answers()[(identity, q.step)]
         if is_right(q, given):
-            st.success(f"Right: {q.answer}.")
+            st.success(f"Right: {md(str(q.answer))}.")
         else:
-            st.error(f"Not quite: you said {given}; the answer is {q.answer}.")
-        st.markdown(q.explanation)
+            st.error(f"Not quite: you said {md(str(given))}; the answer is {md(str(q.answer))}.")
+        st.markdown(md(q.explanation))
         if q.rules:
             st.caption("\n".join(f"- {_rule_text(r)}" for r in q.rules))
+
+
+def untold(title: str, question) -> str:
+    """A step's title with what the learner is asked left out: the outcome (after the colon),
+    and for a legality question the order itself."""
+    if question.kind == "legal":
+        return " · ".join(title.split(" · ")[:2]) + " · an order (answer the question)"
+    return title.split(": ")[0] + " (answer to see what happens)"

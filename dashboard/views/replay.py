@@ -1,8 +1,15 @@
 """The replay page: pick a game, scrub through it step by step, and see why each thing happened.
 
 The page only arranges widgets; the figures come from dashboard/charts.py, the steps, narration
-and tidy rows from engine/analysis.py, the cached loading from dashboard/data.py, and what a
-reader does with a step (continue from it, a note, a picture) from dashboard/step_actions.py.
+and tidy rows from engine/analysis.py, the cached loading from dashboard/data.py, and a step's
+events and what a reader does with it (continue from it, a note, a picture) from
+dashboard/step_actions.py.
+
+Layout: the board comes first, under a short header (title, sides, the scenario folded away),
+so that its top is on the first screen at 1280x800; the step line, the scrubbing buttons and the
+sliders sit in the column beside it, above what happened. The result is told at the last step
+(or when the reader asks for it in the header), never above the opening: it would spoil the
+replay, and a teaching lesson.
 
 Session state: ``cursor`` (the current step's index) is the one source of truth. The widgets
 ``step`` and ``turn_N`` and the scrubbing buttons (first, previous/next turn, phase and step,
@@ -12,10 +19,18 @@ moves the cursor (``turn_version``): Streamlit draws it afresh and the keyboard 
 so the arrow keys go back to meaning "a step" (the Left/Right shortcuts) rather than "a turn",
 as in every replay tool with one timeline (PageUp/PageDown move by turn).
 
-The page address carries ``game`` and ``step``: a copied link opens the same step. ``cursor`` is
-not a widget key, so it survives a visit to another page; ``loaded`` names the game it belongs
-to, and a different game resets it to the opening. ``fork_opened`` is set by "Continue from
-here" (a callback may not switch pages): the next run opens the Play page on the fork.
+One numbering: the step line names the event numbers (``seq``) the step covers, the numbers
+`warlog log` prints and `warlog fork --at` and `warlog note` take. The page address carries
+``game``, ``step`` and ``event`` (the step's first event): a copied link opens the same step, and
+so does ``?event=N`` for any event N of it (the event wins over the step); ``?step=N`` alone
+(counted from 1, the older links) still opens step N. An address asking for what the game does not have opens the nearer end and says so in
+one line (scrub.linked_step). ``cursor`` is not a widget key, so it survives a visit to another
+page; ``loaded`` names the game it belongs to, and a different game resets it to the opening.
+``fork_opened`` is set by "Continue from here" (a callback may not switch pages): the next run
+opens the Play page on the fork.
+
+Every text from a game, a file or an address is escaped (data.markdown_text) before Streamlit's
+Markdown renders it: a player named ``![i](http://host)`` is shown, not fetched.
 """
 
 from __future__ import annotations
@@ -26,20 +41,22 @@ from typing import Any
 
 import streamlit as st
 
-from warlog.dashboard import board, board_click, data, scrub, step_actions, teach, verifying
-from warlog.engine import analysis, narration, reach
+from warlog.dashboard import (board, board_click, data, replay_header, scrub, step_actions,
+                              teach, verifying)
+from warlog.engine import analysis, reach
 from warlog.engine.flow import phase_name
-from warlog.engine.fold import evolve
-from warlog.engine.rules import catalogue
 from warlog.events.store import StoreError
 
 Event = dict[str, Any]
 SOURCES = ("Database", "Replay file")
 
 
-def _game_label(info: dict[str, Any]) -> str:
+def _game_label(info: dict[str, Any], spoil: bool = True) -> str:
+    """A game as the sidebar's picker names it: with its result, except in teaching mode (a
+    learner is not told the end before the lesson). Plain text: a select box's options are not
+    read as Markdown."""
     result = ""
-    if info["ended"]:
+    if info["ended"] and spoil:
         result = f" · {info['winner']} won" if info["winner"] else " · draw"
     return f"{info['title'] or info['scenario_id']}{result} ({info['id']})"
 
@@ -56,7 +73,7 @@ def choose_source() -> tuple[str, list[Event]] | str | None:
             games = data.list_games(path)
         except (StoreError, sqlite3.Error) as exc:  # a missing folder, a file that is no database
             return f"Cannot open the database {path}: {exc}"
-        st.sidebar.caption(f"Database: `{path}` · {len(games)} games")
+        st.sidebar.caption(f"Database: {replay_header.code(path)} · {len(games)} games")
         if not games:
             return f"There are no games in {path}."
         by_id = {g["id"]: g for g in games}
@@ -67,8 +84,9 @@ def choose_source() -> tuple[str, list[Event]] | str | None:
                 st.session_state["game"] = linked
         if st.session_state.get("game") not in by_id:
             st.session_state["game"] = games[0]["id"]
+        spoil = not st.session_state.get("teaching")  # the toggle's value, drawn below
         gid = st.sidebar.selectbox("Game", list(by_id), key="game",
-                                   format_func=lambda g: _game_label(by_id[g]))
+                                   format_func=lambda g: _game_label(by_id[g], spoil))
         info = by_id[gid]
         st.query_params["game"] = gid
         events = data.read_events(path, gid, info["events"])
@@ -118,103 +136,55 @@ def _move(move: str, steps: list[analysis.Step]) -> None:
     st.session_state["cursor"] = scrub.target(steps, st.session_state["cursor"], move)
 
 
-def _linked_step() -> int | None:
-    """The step a copied link asks for (``?step=12``, counted from 1), read once a session."""
+LINK_PROBLEM = "link_problem"  # (what is wrong with the address, the step it opened)
+
+
+def _linked_step(steps: list[analysis.Step], events: list[Event]) -> int | None:
+    """The step a copied link asks for, read once a session: ``?event=40`` (an event number,
+    as the command line prints it) or ``?step=12`` (counted from 1, the older links). What is
+    wrong with it is kept to be said on the page (scrub.linked_step)."""
     if st.session_state.get("link_read"):
         return None
     st.session_state["link_read"] = True
-    try:
-        return int(st.query_params.get("step", "")) - 1
-    except ValueError:
-        return None
+    index, problem = scrub.linked_step(steps, events, st.query_params.get("event"),
+                                       st.query_params.get("step"))
+    if problem is not None:
+        st.session_state[LINK_PROBLEM] = (problem, index)
+    return index
 
 
-def _sync(key: str, steps: list[analysis.Step]) -> analysis.Step:
+def _sync(key: str, steps: list[analysis.Step], events: list[Event]) -> analysis.Step:
     """Reset the cursor for a new game (to the step a link names, if any), clamp it, point the
-    widgets at it, and write game and step into the page address so a copied link reopens it."""
+    widgets at it, and write game, step and event into the page address so a copied link
+    reopens it: the step (counted from 1, as the page shows it) and its first event number, the
+    number `warlog log` prints beside it (a link opens by the event when it has one)."""
     ss = st.session_state
     identity = ss.get("game_identity", key)
     if ss.get("loaded") != identity:  # another game (the same one grown by a note keeps its step)
-        linked = _linked_step()
+        ss.pop(LINK_PROBLEM, None)  # said of the game the address opened, not of another
+        linked = _linked_step(steps, events)
         ss["loaded"], ss["cursor"] = identity, linked if linked is not None else 0
     ss["cursor"] = min(max(int(ss.get("cursor", 0)), 0), len(steps) - 1)
     step = steps[ss["cursor"]]
     ss["step"], ss[turn_key()] = step.index + 1, step.turn
     st.query_params["step"] = str(step.index + 1)
+    st.query_params["event"] = str(events[step.first]["seq"])
     return step
 
 
+def link_problem(step: analysis.Step) -> None:
+    """What was wrong with the address that opened the page (one line), until the reader
+    moves away from the step it opened."""
+    problem = st.session_state.get(LINK_PROBLEM)
+    if problem is None:
+        return
+    if problem[1] != step.index:
+        del st.session_state[LINK_PROBLEM]
+        return
+    st.warning(data.markdown_text(problem[0]), icon=":material/link_off:")
+
+
 # -- page sections -----------------------------------------------------------------------------
-
-
-def header(tl, events: list[Event]) -> None:
-    final, first = tl.final, events[0]
-    scenario = final.scenario
-    st.title(scenario.title)
-    names = scenario.side_names
-    players = first.get("players") or {}
-    sides = " vs ".join(f"**{side}**: {names.get(side, side)}"
-                        + (f" ({players[side]})" if side in players else "") for side in names)
-    year = f" · {scenario.year}" if scenario.year is not None else ""
-    st.markdown(f"{sides} · {scenario.grid.kind} grid {scenario.grid.width}×{scenario.grid.height}"
-                f" · {analysis.system_name(final)}{year} · game `{final.game}`")
-    identity = st.session_state.get("game_identity", "")
-    line = data.verified_line(identity, events)
-    failed = failure(line)
-    if failed is not None:  # a failure is never folded away
-        st.error(failed)
-    with st.expander(f"The scenario, its options and verification · {verdict_word(line)}",
-                     expanded=False):  # folded, so that the board is in sight at 1400×900
-        if scenario.description:
-            st.caption(scenario.description)
-        st.caption("Options in force: " + options_text(final.options), help=(
-            "Every interpretation and optional rule the game was played with, as recorded in "
-            "its first event. ⚖️ marks an interpretation of the source; the Rules page "
-            "explains each."))
-        verifying.verified_caption(identity, events)
-    if final.ended:
-        if final.winner:
-            st.success(f"Result: **{final.winner}** ({names.get(final.winner, final.winner)}) "
-                       f"won — {final.end_reason}.")
-        else:
-            st.info(f"Result: a draw — {final.end_reason}.")
-    else:
-        st.info(f"Game in progress: turn {final.turn}, {final.side} {phase_name(final.phase)}.")
-
-
-def _unfinished(line: str) -> bool:
-    """A log that merely stops inside an order (a game exported while it was being played):
-    not verified, but nothing in it is wrong (data.upload_refusal lets it be shown)."""
-    return "the log stops after" in line
-
-
-def failure(line: str | data.Pending) -> str | None:
-    """The verified line when it says the game is NOT verified (shown outside the folded
-    header, so a failure is seen without opening anything), else None."""
-    if isinstance(line, str) and line.startswith("Not verified") and not _unfinished(line):
-        return line
-    return None
-
-
-def verdict_word(line: str | data.Pending) -> str:
-    """The folded header's label ends with the verdict, so even folded it says what is proven."""
-    if isinstance(line, data.Pending):
-        return "verifying…"
-    if failure(line):
-        return "NOT verified"
-    return "not verified: the log stops inside an order" if _unfinished(line) else "verified"
-
-
-def options_text(options: dict[str, Any]) -> str:
-    """The options in force, each with the rule it switches; interpretations marked."""
-    rules = {r.option: r for r in catalogue().values() if r.option}
-    parts = []
-    for name, value in options.items():
-        rule = rules.get(name)
-        mark = "⚖️ " if rule is not None and rule.interpretation else ""
-        shown = str(value).lower() if isinstance(value, bool) else value
-        parts.append(f"{mark}`{name}` = {shown}")
-    return " · ".join(parts)
 
 
 BUTTONS = (  # key, label, icon, keyboard shortcut (Streamlit shows it on the button)
@@ -229,82 +199,39 @@ BUTTONS = (  # key, label, icon, keyboard shortcut (Streamlit shows it on the bu
 )
 
 
-def controls(steps: list[analysis.Step], step: analysis.Step, title: str) -> None:
-    """Two rows of four: back (first, turn, phase, step), then forward (step, phase, turn,
-    last), wide enough for each label and its keyboard shortcut."""
+# The shortcut Streamlit writes on each button would crowd its icon out of a quarter of the
+# narrow column: the tooltip names it instead (the key still works).
+BUTTON_STYLE = ("<style>" + ", ".join(f".st-key-{b[0]} kbd" for b in BUTTONS)
+                + " { display: none; }</style>")
+
+
+def controls(steps: list[analysis.Step], step: analysis.Step, title: str,
+             events: list[Event]) -> None:
+    """Beside the board: the step line (its number, and the event numbers it covers, as the
+    command line prints them), the scrubbing buttons in two rows of four, back (first, turn,
+    phase, step) then forward (step, phase, turn, last), each an icon with its keyboard
+    shortcut and its name in a tooltip (a narrow column), then the step and turn sliders."""
     n, last_turn = len(steps), max(s.turn for s in steps)
+    st.markdown(f"**Step {step.index + 1} of {n}** · {scrub.event_span(events, step)} — "
+                f"{data.markdown_text(title)}")
+    st.html(BUTTON_STYLE)
     for row in (BUTTONS[:4], BUTTONS[4:]):
-        for column, (key, label, icon, shortcut) in zip(st.columns(4), row):
+        for column, (key, label, icon, shortcut) in zip(st.columns(4, gap="small"), row):
             going = scrub.target(steps, step.index, key)
-            column.button(label, key=key, on_click=_move, args=(key, steps), icon=icon,
-                          shortcut=shortcut, disabled=going == step.index, width="stretch")
-    timeline, turns = st.columns([3, 1])
+            column.button(icon, key=key, on_click=_move, args=(key, steps),
+                          help=f"{label} ({shortcut})", shortcut=shortcut,
+                          disabled=going == step.index, width="stretch")
     if n > 1:
-        timeline.slider("Step", 1, n, key="step", on_change=_on_step,
-                        help="Each step is one order and what it caused, or an automatic phase. "
-                             "The arrow keys move step by step.")
+        st.slider("Step", 1, n, key="step", on_change=_on_step,
+                  help="Each step is one order and what it caused, or an automatic phase. "
+                       "The arrow keys move step by step; the event numbers in the line "
+                       "above are those of `warlog log`, `warlog fork --at` and `warlog note`, "
+                       "and a link `?event=N` opens the step holding event N.")
     if last_turn > 0:
         key = turn_key()
-        turns.slider("Turn", 0, last_turn, key=key, on_change=_on_turn, args=(steps, key),
-                     help="Jumps to the turn's first step; the arrow keys then go on step by "
-                          "step (PageUp/PageDown move by turn).")
-    st.markdown(f"**Step {step.index + 1} of {n}** — {title}")
-
-
-def _rule_lines(rule_ids: list[str]) -> str:
-    rules, lines = catalogue(), []
-    for rid in rule_ids:
-        r = rules.get(rid)
-        if r is None:
-            lines.append(f"- `{rid}` (not in the rule catalogue)")
-            continue
-        flag = ""
-        if r.interpretation:
-            flag = " — ⚖️ *interpretation*" + (f" (option `{r.option}`)" if r.option else "")
-        lines.append(f"- `{rid}` {r.text}{flag}")
-    return "\n".join(lines)
-
-
-def event_line(e: Event, narrated: str, raw: bool) -> str:
-    """An event as the step's list shows it: the narrated sentence, after its seq and raw
-    kind (``hits_inflicted``) only when the reader asked for event names."""
-    return f":gray[`{e['seq']}` {e['kind']}] {narrated}" if raw else narrated
-
-
-def step_events(tl, events: list[Event], step: analysis.Step, notes: list[Event],
-                upto: int, taught: tuple[str, ...] = ()) -> None:
-    """Each event of the step as its narrated line (the raw event names behind a toggle), then
-    the text of every rule the step cites, once (``taught``: the rules the teaching answer above
-    has just given, not given again); the players' notes on this step first (a note sits in the
-    log where it was written, so it is shown here, at the step it is about, not where it was
-    appended)."""
-    raw = st.toggle("Show event names", key="event_names",
-                    help="The log's own name for each event (e.g. hits_inflicted) and its "
-                         "number, as `warlog show` prints them.")
-    state = tl.state_at(step.first - 1) if step.first > 0 else None
-    shown = events[step.first : upto + 1]
-    with st.container(height=620, key="events"):
-        for note in notes:
-            by = f" — {note['author']}" if note.get("author") else ""
-            st.info(f"📝 {note['text']}{by}", icon=None)
-        for e in shown:
-            if e["kind"] != "note":
-                st.markdown(event_line(e, narration.narrate(e, state), raw))
-            state = evolve(state, e, check=False)
-        rules = [r for r in scrub.cited_rules([e for e in shown if e["kind"] != "note"])
-                 if r not in taught]
-        if rules:
-            st.markdown("**Other rules cited in this step** (the answer above gives the rest)"
-                        if taught else "**Rules cited in this step**")
-            st.caption(_rule_lines(rules))
-
-
-def _untold(title: str, question) -> str:
-    """A step's title with what the learner is asked left out: the outcome (after the colon),
-    and for a legality question the order itself."""
-    if question.kind == "legal":
-        return " · ".join(title.split(" · ")[:2]) + " · an order (answer the question)"
-    return title.split(": ")[0] + " (answer to see what happens)"
+        st.slider("Turn", 0, last_turn, key=key, on_change=_on_turn, args=(steps, key),
+                  help="Jumps to the turn's first step; the arrow keys then go on step by "
+                       "step (PageUp/PageDown move by turn).")
 
 
 NO_UNIT = "—"
@@ -365,7 +292,7 @@ def win_probability(key: str, step: analysis.Step, events: list[Event], clicked)
     try:
         curve = data.stored_curve(path, game, events[-1]["seq"])
     except StoreError as exc:
-        st.error(str(exc))
+        st.error(data.markdown_text(str(exc)))
         return
     if curve is None:
         offer = st.empty()  # the offer goes once the curve is computed, not above the chart
@@ -387,18 +314,30 @@ def win_probability(key: str, step: analysis.Step, events: list[Event], clicked)
             with st.spinner("Playing the game out from every turn…"):
                 curve = data.compute_curve(path, events, progress)
         except (ValueError, StoreError, sqlite3.Error) as exc:
-            st.error(f"Cannot compute the curve: {exc}")
+            st.error(data.markdown_text(f"Cannot compute the curve: {exc}"))
             return
         finally:
             bar.empty()
     p = curve["params"]
+    md = data.markdown_text  # the curve's parameters are stored data
     st.caption(f"P(red wins) at the start of each turn: {p['playouts']:,} playouts a turn with "
-               f"fresh dice, {p['red']} (red) against {p['blue']} (blue), {p['mode']}; the band "
+               f"fresh dice, {md(str(p['red']))} (red) against {md(str(p['blue']))} (blue), "
+               f"{md(str(p['mode']))}; the band "
                "is the 95% interval. ★ marks a turning point, labelled with the turn it "
                "happened in: a side's win probability moved by 0.2 or more, or the side ahead "
                "changed.")
     st.plotly_chart(data.winprob_chart(key, step.turn, repr(sorted(p.items())), curve),
                     **clicked("winprob"))
+
+
+def _describe(state, selected: reach.UnitReach) -> str:
+    """reach.describe's text with the unit's id in bold and the rest escaped (it quotes ids
+    from the log)."""
+    text, uid = reach.describe(state, selected), selected.unit
+    head = f"**{uid}**"
+    if text.startswith(head):
+        return f"**{data.markdown_text(uid)}**" + data.markdown_text(text[len(head):])
+    return data.markdown_text(text)
 
 
 def main() -> None:
@@ -409,27 +348,28 @@ def main() -> None:
     if loaded is None:
         return
     if isinstance(loaded, str):
-        st.error(loaded)
+        st.error(data.markdown_text(loaded))  # it names a path, a file, an error's words
         return
     key, events = loaded
     try:
         tl = data.timeline(key, events)
         proj = data.projections(key, events)
     except ValueError as exc:  # FoldError, DivergenceError: a log changed behind warlog's back
-        st.error(f"This game cannot be replayed: {exc}")
+        st.error(data.markdown_text(f"This game cannot be replayed: {exc}"))
         return
     steps = proj["steps"]
-    step = _sync(key, steps)
-    header(tl, events)
+    step = _sync(key, steps, events)
+    replay_header.header(tl, events)
     identity = st.session_state.get("game_identity", key)
     asked = data.questions(key, events) if teach.enabled() else {}
     question = asked.get(step.index)
     hidden = not teach.answered(identity, question)
     shown = question.hide_from - 1 if hidden else step.last  # the last event shown
-    controls(steps, step, _untold(step.title, question) if hidden else step.title)
     if asked:
         teach.show_score(identity, asked)
     state = tl.state_at(shown)
+    # The board first, the controls beside it: at 1280x800 the board's top is on the first
+    # screen (above it only the title, the sides and the folded scenario).
     board_column, narrative = st.columns([3, 2])
     with board_column:
         marks = analysis.highlights(events[step.first : shown + 1], state)
@@ -441,22 +381,27 @@ def main() -> None:
                              board.PAGE_PX, key="board", on_click=partial(_board_clicked, state),
                              title=f"The board after step {step.index + 1}",
                              on_drawn=_board_drawn)
-        st.caption(f"{'Before the answer' if hidden else 'After this step'}: turn {state.turn} · "
-                   f"{state.side or '—'} {phase_name(state.phase)} · each counter shows its "
+        st.caption(f"{'Before the answer' if hidden else 'On the board'}: turn {state.turn} · "
+                   f"{data.markdown_text(str(state.side or '—'))} {phase_name(state.phase)} · "
+                   "each counter shows its "
                    "type's map symbol, its id, the strength it has left of what it started with "
                    "(pips, a bar past six), a pointer on the edge it faces, and badges for "
                    "period state (square, column, limbered, out of formation, out of "
                    "ammunition, trench, hull-down, spotted); hover a counter for all of it")
         if selected is not None:
-            st.markdown(reach.describe(state, selected))
+            st.markdown(_describe(state, selected))
         step_actions.pictures(key, step, state, marks, proj, selected)
     with narrative:
+        link_problem(step)
+        controls(steps, step, teach.untold(step.title, question) if hidden else step.title,
+                 events)
+        replay_header.result(tl.final, step.index == len(steps) - 1 and not hidden)
         st.subheader("What happened")
         step_actions.continue_from_here(step, events, tl.state_at(step.last).ended)
         if question is not None:
             teach.panel(identity, question)
         taught = tuple(question.rules) if question is not None and not hidden else ()
-        step_events(tl, events, step, proj["notes"].get(step.index, []), shown, taught)
+        step_actions.step_events(tl, events, step, proj["notes"].get(step.index, []), shown, taught)
         step_actions.note_form(step, events)
     step_actions.notes_index(steps, proj["notes"])
     if _charts_wait():

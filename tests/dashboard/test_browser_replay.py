@@ -1,5 +1,6 @@
-"""The Replay page in a real browser at a laptop's window (1400x900): the board is in sight
-without scrolling, and after the turn slider is clicked the arrow keys move step by step.
+"""The Replay page in a real browser at a laptop's window (1280x800, 1400x900): the board is in
+sight without scrolling, with the scrubbing controls beside it, and after the turn slider is
+clicked the arrow keys move step by step.
 
 The server and browser come from tests/browser_kit.py; every wait is for a condition, up to
 tests/waits.py's limit."""
@@ -9,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_kit import chromium, new_page, streamlit_server, until
+from browser_kit import chromium, new_page, no_exception, streamlit_server, until
 from run_once import copied
 from waits import wait_until
 
@@ -34,9 +35,10 @@ def browser(tmp_path_factory):
 
 
 def _step(page) -> tuple[int, int]:
-    """(the step on show, the turn in its title), read from the "Step N of M — turn T" line."""
+    """(the step on show, the turn in its title), read from the "Step N of M · events A–B —
+    turn T" line."""
     text = page.evaluate("() => document.body.innerText")
-    found = re.search(r"Step (\d+) of \d+ — turn (\d+)", text)
+    found = re.search(r"Step (\d+) of \d+ · events? [\d–]+ — turn (\d+)", text)
     assert found, "no step line on the page"
     return int(found[1]), int(found[2])
 
@@ -64,6 +66,33 @@ FIRST_SEEN = """(() => { window.firstSeen = {}; new MutationObserver(() => {
                       told: document.body.innerText.includes('charts follow')};
     if (seen.board && document.querySelector('.js-plotly-plot')) seen.chart = true;
 }).observe(document, {childList: true, subtree: true}); })();"""
+
+
+BOX = """sel => { const r = document.querySelector(sel).getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; }"""
+
+
+@pytest.mark.parametrize("width,height", [(1280, 800), (1400, 900)])
+@pytest.mark.parametrize("game", [GAME, "demo-portable-issus-1"])
+def test_the_board_and_its_controls_are_on_the_first_screen(server, browser, game, width,
+                                                            height):
+    """The board first: its top edge in the window's upper half, the whole of its width in
+    the window, and the buttons and the step slider beside it (not above it, pushing it
+    down)."""
+    page = new_page(browser, width, height)
+    page.goto(f"{server}/?game={game}")
+    page.wait_for_selector('svg[data-board="live"]')
+    page.wait_for_selector(".st-key-next_step button")
+    no_exception(page)
+    board = page.evaluate(BOX, 'svg[data-board="live"]')
+    # In the window's upper half (it started 525-618 px down, under the buttons and sliders).
+    assert 0 <= board["top"] < height / 2, \
+        f"the board starts {board['top']}px down a {height}px window"
+    assert 0 <= board["left"] and board["right"] <= width, f"the board is cut: {board}"
+    for control in (".st-key-next_step button", ".st-key-step input[type=range]"):
+        box = page.evaluate(BOX, control)
+        assert box["top"] < height and box["left"] >= board["right"], (control, box, board)
+    page.close()
 
 
 def test_board_in_sight_and_arrow_keys_step_after_the_turn_slider(server, browser):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from markup_probe import shown
 from app_pages import board_groups
 from streamlit.testing.v1 import AppTest
 from waits import LIMIT
@@ -84,12 +85,13 @@ def test_every_period_has_a_bundled_scenario(period_db):
 def test_the_dashboard_replays_a_game_of_every_period(period, period_db, monkeypatch):
     path, games = period_db
     at = _open(path, games[period], monkeypatch)
-    header = " ".join(m.value for m in at.markdown)
+    header = shown(" ".join(m.value for m in at.markdown))  # the page escapes a game's text
     assert f" {period}" in header
-    options = " ".join(c.value for c in at.caption if c.value.startswith("Options in force"))
+    options = shown(" ".join(c.value for c in at.caption
+                             if c.value.startswith("Options in force")))
     for name, value in replay(SQLiteEventStore(path).read(games[period])).options.items():
-        shown = str(value).lower() if isinstance(value, bool) else str(value)
-        assert f"`{name}` = {shown}" in options
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        assert f"`{name}` = {text}" in options
     last = int(at.slider(key="step").max)
     for step in (last // 2, last):  # the middle of the battle, then its end
         at.slider(key="step").set_value(step).run()

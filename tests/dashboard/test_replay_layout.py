@@ -84,7 +84,7 @@ def test_raw_event_names_show_only_when_asked(tmp_path, monkeypatch, played):
     assert not any("hits_inflicted" in m for m in lines)
     assert any(" hit" in m for m in lines)  # the narrated sentence is there
     at.toggle(key="event_names").set_value(True).run()
-    assert any("hits_inflicted]" in m for m in (m.value for m in at.markdown))
+    assert any("hits\\_inflicted]" in m for m in (m.value for m in at.markdown))  # escaped
     at.toggle(key="event_names").set_value(False).run()
     assert not any("hits_inflicted" in m.value for m in at.markdown)
 

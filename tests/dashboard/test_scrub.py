@@ -63,3 +63,67 @@ def test_a_click_on_a_chart_point_goes_to_the_first_step_of_its_turn():
     assert step_of_click(STEPS, {"selection": {"points": []}}) is None
     assert step_of_click(STEPS, None) is None
     assert step_of_click(STEPS, {"selection": {"points": [{"x": "red"}]}}) is None
+
+
+# -- one numbering: event numbers (seq) as the command line speaks them ---------------------------
+
+
+@pytest.fixture(scope="module")
+def noted():
+    """A played game with a note appended at its end about an event of its 10th step."""
+    from warlog.events.model import make_note
+
+    events = play_out("n", load_scenario("ancients-river-crossing"), seed=7).events
+    about = events[analysis.steps(events)[9].first + 1]["seq"]
+    return events + [make_note(events, about, "here")]
+
+
+def test_each_event_number_opens_the_step_that_holds_it(noted):
+    from warlog.dashboard.scrub import event_span, step_of_event
+
+    steps = analysis.steps(noted)
+    for s in steps:
+        for i in range(s.first, s.last + 1):
+            if noted[i]["kind"] != "note":
+                assert step_of_event(steps, noted, noted[i]["seq"]) == s.index
+        first, last = noted[s.first]["seq"], noted[s.last]["seq"]
+        assert event_span(noted, s) == (f"event {first}" if first == last
+                                        else f"events {first}–{last}")
+    # a note opens the step it is about, where the page shows it, not where it was appended
+    assert step_of_event(steps, noted, noted[-1]["seq"]) == 9
+    assert step_of_event(steps, noted, noted[-1]["seq"] + 1) is None
+    assert step_of_event(steps, noted, 0) is None
+
+
+def test_an_address_opens_its_step_or_says_what_is_wrong(noted):
+    from warlog.dashboard.scrub import linked_step
+
+    steps = analysis.steps(noted)
+    n, last_seq = len(steps), noted[-1]["seq"]
+    seq = noted[steps[12].first + 1]["seq"]
+    assert linked_step(steps, noted, str(seq), None) == (12, None)
+    assert linked_step(steps, noted, str(seq), "13") == (12, None)  # as the page writes it
+    index, said = linked_step(steps, noted, str(seq), "3")  # the event wins, and it is said
+    assert index == 12 and said == (f"The address names step 3 and event {seq}, which is in "
+                                    "step 13: showing step 13.")
+    assert linked_step(steps, noted, None, "3") == (2, None)  # old links: steps from 1
+    assert linked_step(steps, noted, None, str(n)) == (n - 1, None)
+    assert linked_step(steps, noted, None, None) == (None, None)
+
+    index, said = linked_step(steps, noted, None, str(n + 16))
+    assert index == n - 1
+    assert said == (f"This game has {n} steps: step {n + 16} does not exist; showing the last "
+                    "step.")
+    index, said = linked_step(steps, noted, None, "0")
+    assert index == 0 and "step 0 does not exist; showing the first step" in said
+    index, said = linked_step(steps, noted, str(last_seq + 5), None)
+    assert index == n - 1
+    assert said == (f"This game's events are numbered 1–{last_seq}: event {last_seq + 5} does "
+                    "not exist; showing the last step.")
+    for bad in ("twelve", "", "4.5"):
+        index, said = linked_step(steps, noted, bad, None)
+        assert index == 0 and f"event {bad!r}, which is not an event number" in said
+        index, said = linked_step(steps, noted, None, bad)
+        assert index == 0 and f"step {bad!r}, which is not a step number" in said
+    index, said = linked_step(steps, noted, None, "x" * 500)  # an address's text is cut short
+    assert len(said) < 200

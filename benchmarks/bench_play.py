@@ -3,9 +3,9 @@
 Run: ``.venv/bin/python benchmarks/bench_play.py`` (a few minutes on 2 cores); ``--quick`` for a
 smoke run at tiny counts (its figures are not the targets'); ``--no-browser`` leaves out the
 chromium parts; ``--profile`` profiles the slowest server part even when every target is met;
-``--only first-board``, ``--only replay-board`` or ``--only repaint`` runs one browser part alone
-(target 3 on Play, target 3 on Replay, target 2; a minute or two instead of several, when working
-on it);
+``--only first-board``, ``--only replay-board``, ``--only repaint`` or ``--only shared-server``
+runs one browser part alone (target 3 on Play, target 3 on Replay, target 2, target 5; a minute or
+two instead of several, when working on it; target 5 takes longer: its bot games play to the end);
 ``--help`` prints this.
 
 Targets, each printed against its figure in one table at the end (measure, figure, target,
@@ -63,6 +63,12 @@ verdict), detail tables before it:
    p95 and max a decision per system, and the game its worst decision came from. Reference: the
    random policy's decision at the same states (the floor: the legal orders and a pick),
    alternated.
+5. **A person's click beside bot games on the same server: <= 0.5 s p50 beside 4, <= 1 s beside
+   8, no click lost, every game's end shown**: one server whose database holds the tiny game and,
+   per level, 1, 2, 4 then 8 bot-vs-bot games (search against tactician), each opened by its
+   link in its own tab and set playing "at once" as a player does it (so the server runs them:
+   dashboard/bot_runner.py); the person's tab clicked as in target 2 meanwhile, then every bot
+   tab waited for until it shows its game's end (``--quick``: levels 1 and 2).
 
 The game: the Portable Wargame's "portable-issus" (the longest bundled games: about 1,100 events
 when aggressive meets cautious), started as the Play page starts it (``play_session.start``, red a
@@ -122,7 +128,7 @@ SEED = 1
 TARGETS = {"click_ms": 250.0, "repaint_ms": 500.0, "first_board_s": 3.0, "tactician_s": 1.0}
 FULL = {"clicks": 60, "reruns": 40, "repaints": 30, "loads": 8, "replays": 8, "decisions": None}
 QUICK = {"clicks": 4, "reruns": 3, "repaints": 3, "loads": 2, "replays": 2, "decisions": 8}
-ONLY = ("first-board", "replay-board", "repaint")  # --only's choices: one browser part alone
+ONLY = ("first-board", "replay-board", "repaint", "shared-server")  # --only's choices: one browser part alone
 CHROMIUM = "/usr/bin/chromium"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -538,6 +544,191 @@ def browser_part(dbs: dict[str, Path], tmp: Path, counts: dict[str, Any],
     return out
 
 
+# -- 5. a person's click on a server that plays bot games ----------------------------------------
+
+SHARED_LEVELS, SHARED_QUICK_LEVELS = (1, 2, 4, 8), (1, 2)
+SHARED_BOTS = {"red": "search", "blue": "tactician"}  # about 54 CPU s a game of portable-issus
+SHARED_TARGETS = {4: 0.5, 8: 1.0}  # bot games -> the person's click's repaint, p50, s
+# The bot tabs are watched as visible pages are: chromium would slow a background tab's timers.
+SHARED_ARGS = LAUNCH_ARGS + ["--disable-background-timer-throttling",
+                             "--disable-renderer-backgrounding",
+                             "--disable-backgrounding-occluded-windows"]
+GAME_ENDED = """() => document.body.innerText.includes('The game has ended')"""
+BUTTON = """name => Array.from(document.querySelectorAll('button'))
+    .some(b => b.innerText.trim() === name)"""
+
+
+def shared_db(tmp: Path, levels: tuple[int, ...]) -> tuple[Path, dict[int, list[str]]]:
+    """One database: the person's tiny game and, for each level, that many bot-vs-bot games
+    (the search bot against the tactician, seeds 1, 2, ...), not yet begun."""
+    db, games = tmp / "shared.db", {}
+    scenario = load_scenario(SCENARIO)
+    with SQLiteEventStore(db) as store:
+        play_until(store, TINY, 0)
+        for level in levels:
+            games[level] = [f"bots-{level}-{i + 1}" for i in range(level)]
+            for i, game in enumerate(games[level]):
+                play_session.start(store, scenario, game_id=game, seed=SEED + i,
+                                   played="2026-12-01", seats={side: Seat.of_bot(policy)
+                                                               for side, policy in
+                                                               SHARED_BOTS.items()})
+    return db, games
+
+
+def press(page, name: str, then: str) -> int:
+    """Click the button ``name`` until the page shows ``then`` (a JS condition); the clicks
+    lost in a redraw (made again after 20 s)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for lost in range(LIMIT_S // 20):
+        page.wait_for_function(BUTTON, arg=name, polling=20)
+        page.get_by_role("button", name=name, exact=True).click()
+        try:
+            page.wait_for_function(then, polling=20, timeout=20_000)
+            return lost
+        except PlaywrightTimeout:
+            continue
+    raise RuntimeError(f"a click on {name!r} never took")
+
+
+def open_bots(context, url: str, game: str) -> tuple[Any, int]:
+    """A tab watching ``game`` by its link (/play?play=ID) with its bots playing "at once", set
+    as a player sets it: the page starts them at its default pace, so the pace is chosen, the
+    bots paused and let play on. Returns the tab and the clicks lost."""
+    page = context.new_page()
+    page.set_default_timeout(LIMIT_S * 1000)
+    page.goto(f"{url}/play?play={game}")
+    try:
+        page.get_by_text("at once", exact=True).click()
+    except Exception:
+        shot = Path(tempfile.gettempdir()) / f"bench-play-{game}.png"
+        page.screenshot(path=str(shot))
+        raise RuntimeError(f"{url}/play?play={game}: no pace to choose (screenshot: {shot})")
+    page.wait_for_function(IDLE, polling=20)
+    resume = f"() => ({BUTTON})('Let the bots play on')"
+    lost = 0
+    if page.evaluate(BUTTON, "Pause the bots"):
+        lost += press(page, "Pause the bots", f"() => ({resume})() || ({GAME_ENDED})()")
+    if page.evaluate(resume):
+        lost += press(page, "Let the bots play on",
+                      f"() => ({BUTTON})('Pause the bots') || ({GAME_ENDED})()")
+    return page, lost
+
+
+def watch_to_end(page, deadline: float, held: list[str]) -> bool:
+    """Wait until the tab shows its game's end; a run held back on the way (its line shown, the
+    "Let the bots play on" button offered: a worker lost, the game moved on) is noted in
+    ``held`` and let play on, as a player would."""
+    resume = f"() => ({BUTTON})('Let the bots play on')"
+    while time.monotonic() < deadline:
+        try:
+            page.wait_for_function(f"() => ({GAME_ENDED})() || ({resume})()", polling=200,
+                                   timeout=max(1000, (deadline - time.monotonic()) * 1000))
+        except Exception:  # noqa: BLE001 - a page that never shows it is counted as such
+            return False
+        if page.evaluate(GAME_ENDED):
+            return True
+        alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
+        held.append(" / ".join(alerts) or "held back, no line shown")
+        press(page, "Let the bots play on",
+              f"() => ({BUTTON})('Pause the bots') || ({GAME_ENDED})()")
+    return False
+
+
+def last_kind(db: Path, game: str) -> str:
+    with SQLiteEventStore(db) as store:
+        return store.read(game)[-1]["kind"]
+
+
+def shared_part(tmp: Path, counts: dict[str, Any], levels: tuple[int, ...],
+                progress: Progress) -> dict[int, dict[str, Any]]:
+    """At each level, that many bot-vs-bot games played by one server, each watched by its own
+    tab, while a person clicks units on another game in another tab of the same server: the
+    click's repaint, the clicks lost, whether every bot game was still playing when the clicks
+    were done, and whether every bot tab showed its game's end."""
+    from playwright.sync_api import sync_playwright
+
+    os.environ["XDG_CONFIG_HOME"] = str(tmp / "xdg-config")
+    os.environ["XDG_CACHE_HOME"] = str(tmp / "xdg-cache")
+    db, games = shared_db(tmp, levels)
+    proc, url, _ = start_server(db, tmp)
+    out: dict[int, dict[str, Any]] = {}
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=SHARED_ARGS,
+                                        timeout=LIMIT_S * 1000)
+            context = browser.new_context(viewport={"width": 1500, "height": 2400})
+            person = context.new_page()
+            person.set_default_timeout(LIMIT_S * 1000)
+            person.goto(f"{url}/play?play={TINY}")
+            person.wait_for_function(PLAYABLE, polling=20)
+            for i in range(2):  # warm: the person's first clicks, alone on the server
+                click_unit(person, i, proc.pid)
+            for level in levels:
+                n = counts["repaints"]
+                task = progress.add_task(f"a click beside {level} bot game(s): {n}", total=n)
+                row = out[level] = {"repaint": [], "lost": 0, "setup_lost": 0,
+                                    "load": [os.getloadavg()[0]]}
+                tabs = []
+                for game in games[level]:
+                    page, lost = open_bots(context, url, game)
+                    tabs.append(page)
+                    row["setup_lost"] += lost
+                cpu, wall = server_cpu_ms(proc.pid), time.perf_counter()
+                for i in range(n):
+                    ms, _, lost = click_unit(person, i, proc.pid)
+                    row["repaint"].append(ms / 1000)
+                    row["lost"] += lost
+                    progress.advance(task)
+                row["server_cpu"] = (server_cpu_ms(proc.pid) - cpu) / (
+                    (time.perf_counter() - wall) * 1000)
+                row["playing"] = sum(last_kind(db, g) != "game_ended" for g in games[level])
+                row["load"].append(os.getloadavg()[0])
+                ended, row["held"] = 0, []
+                deadline = time.monotonic() + LIMIT_S * (2 + level)  # a hang's limit
+                for page in tabs:  # every bot tab shows its game's end (the run's last order)
+                    ended += watch_to_end(page, deadline, row["held"])
+                row["ended"] = ended
+                row["end_s"] = time.perf_counter() - wall
+                row["exceptions"] = sum(errors(page) for page in tabs + [person])
+                for page in tabs:
+                    page.close()
+            browser.close()
+    finally:
+        stop_server(proc)
+    return out
+
+
+def shared_rows(shared: dict[int, dict[str, Any]]) -> tuple[RichTable, list[tuple[str, ...]]]:
+    """The detail table, and one summary row a level against its target (<= 0.5 s p50 at 4
+    bot games, <= 1 s at 8; at every level: no click lost, every game's end shown)."""
+    table = RichTable(title="a person's click beside bot games on the same server: wall s")
+    for col in ("bot games", "repaint p50 / p95", "clicks lost", "still playing after",
+                "ends shown", "last end after, s", "server CPU", "load", "exceptions",
+                "tab set-up clicks lost"):
+        table.add_column(col, justify="right")
+    rows = []
+    for level, r in shared.items():
+        n = len(r["repaint"])
+        table.add_row(str(level), cell(r["repaint"], "{:.2f}"), f"{r['lost']} of {n}",
+                      f"{r['playing']} of {level}", f"{r['ended']} of {level}",
+                      f"{r['end_s']:.0f}",
+                      f"{r['server_cpu']:.0%}", " -> ".join(f"{x:.1f}" for x in r["load"]),
+                      str(r["exceptions"]), str(r["setup_lost"]))
+        for line in r["held"]:
+            console.print(f"  beside {level}: a run was held back and let play on: {line}")
+        target = SHARED_TARGETS.get(level)
+        p50 = statistics.median(r["repaint"])
+        ok = (r["lost"] == 0 and r["ended"] == level and r["exceptions"] == 0
+              and not r["held"] and (target is None or p50 <= target))
+        rows.append((f"a click's repaint beside {level} bot game(s) on the server, wall p50",
+                     f"{p50:.2f} s (p95 {pct(r['repaint'], 95):.2f}; lost {r['lost']} of {n}; "
+                     f"ends shown {r['ended']} of {level}; server CPU {r['server_cpu']:.0%})",
+                     (f"<= {target:g} s, " if target else "") + "none lost, every end shown",
+                     verdict(ok)))
+    return table, rows
+
+
 # -- 4. the tactician in every rule system -------------------------------------------------------
 
 
@@ -693,6 +884,26 @@ def browser_only(counts: dict[str, Any], part: str) -> int:
     return 0
 
 
+def shared_only(counts: dict[str, Any], levels: tuple[int, ...]) -> int:
+    """``--only shared-server``: a person's click beside 1, 2, 4 and 8 bot games on one server
+    (``--quick``: 1 and 2), nothing else."""
+    if not Path(CHROMIUM).exists():
+        console.print(f"{CHROMIUM} is missing (apt-get install -y chromium)")
+        return 1
+    with tempfile.TemporaryDirectory(prefix="warlog-bench-play-") as tmp_name:
+        with Progress(console=console) as progress:
+            shared = shared_part(Path(tmp_name), counts, levels, progress)
+    detail, rows = shared_rows(shared)
+    console.print(detail)
+    summary = RichTable(title="a person's click beside bot games: targets")
+    for col in ("measure", "figure", "target", "verdict"):
+        summary.add_column(col)
+    for row in rows:
+        summary.add_row(*row)
+    console.print(summary)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if "--help" in argv or "-h" in argv:
@@ -709,6 +920,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{platform.python_version()}, Streamlit {version('streamlit')}, plotly "
                   f"{version('plotly')}" + ("; --quick: small counts, not the targets' figures"
                                             if quick else ""))
+    if only == "shared-server":
+        return shared_only(counts, SHARED_QUICK_LEVELS if quick else SHARED_LEVELS)
     if only is not None:
         return browser_only(QUICK if quick else FULL, only)
     if with_browser and not Path(CHROMIUM).exists():
@@ -732,6 +945,8 @@ def main(argv: list[str] | None = None) -> int:
             apptest = apptest_reruns(dbs["both"], counts["reruns"], progress)
             recompile = recompile_ms()
             browser = browser_part(dbs, tmp, counts, progress) if with_browser else None
+            shared = (shared_part(tmp, counts, SHARED_QUICK_LEVELS if quick else SHARED_LEVELS,
+                                  progress) if with_browser else None)
             bots = tactician_part(counts["decisions"], quick, progress)
 
         # detail: the click, server side
@@ -822,6 +1037,15 @@ def main(argv: list[str] | None = None) -> int:
                             "first board, warm server, wall p95",
                             "Replay's first board by link, warm server, wall p95"):
                 rows.append((measure, "not run (--no-browser or no chromium)", "", "skipped"))
+
+        if shared is not None:
+            detail, shared_summary = shared_rows(shared)
+            console.print(detail)
+            rows.extend(shared_summary)
+            missed.extend(row[0] for row in shared_summary if row[3] != "pass")
+        else:
+            rows.append(("a click's repaint beside bot games on the server",
+                         "not run (--no-browser or no chromium)", "", "skipped"))
 
         tt = RichTable(title="tactician decisions, CPU ms (tactician against tactician, every "
                              "bundled scenario, seeds " + ", ".join(map(str, TACTICIAN_SEEDS)) + ")")

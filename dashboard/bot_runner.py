@@ -1,15 +1,20 @@
-"""Bots' turns played off the page's thread (issue 22: a bot side plays as soon as it is its turn,
-order by order, at the pace the player sets, and the page never freezes while it thinks).
+"""Bots' turns played off the page's thread and out of the server's interpreter (issue 22: a bot
+side plays as soon as it is its turn, order by order, at the pace the player sets, and the page
+never freezes while it thinks, nor slows another page's clicks).
 
 A Streamlit script that called the bot itself would hold the page for the whole decision: a
-search bot thinks for seconds an order, and a turn is a dozen orders. So a run is a thread with
-its own connection to the database and its own Table (play_session.py): it gives the bot's
-orders one by one through the Recorder, which appends each with ``expected_seq``, exactly as a
-person's click does. The page only reads the run's progress and the store: a fragment polls
-(views/play.py), and the board follows what is stored. There is at most one run per game in a
-server process, so two pages watching a bot never make it move twice; and were a second writer
-to get there first anyway, the store refuses the later append whole (GameMovedOn) and the run
-stops, saying so.
+search bot thinks for seconds an order, and a turn is a dozen orders. A thread of the server
+was not enough either: a decision is pure Python and holds the server's GIL, so beside eight
+bot games a person's click on another game took 12 s to repaint (bot_pool.py says more). So
+each order is decided and appended in a worker process (bot_pool.step: it reads the game, lets
+the bot decide, and appends through the Recorder with ``expected_seq``, exactly as a person's
+click does), and a run is a thread of the server that only asks for the orders one by one,
+waits the pace between them and keeps the run's progress for the page. The page only reads
+that progress and the store: a fragment polls (views/play.py), and the board follows what is
+stored. There is at most one run per game in a server process, so two pages watching a bot
+never make it move twice; and were a second writer to get there first anyway, the store
+refuses the later append whole (GameMovedOn) and the run stops, saying so. A worker that dies
+ends the run with its line; the next run starts a new pool.
 
 No Streamlit here: the runs are plain threads, tested as such.
 """
@@ -20,8 +25,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from warlog.dashboard.play_session import GameMovedOn, PlayError, Table
-from warlog.events.sqlite_store import SQLiteEventStore
+from warlog.dashboard import bot_pool
+from warlog.dashboard.play_session import GameMovedOn, PlayError
 
 # The paces a player may set: seconds to wait between two orders, or None for one order a
 # click ("a step at a time").
@@ -42,6 +47,7 @@ class BotRun:
     reasons: list[str] = field(default_factory=list)
     error: str | None = None
     thinking_since: float | None = None  # time.monotonic() when the current decision began
+    worker_pid: int | None = None  # the process that decided the latest order
     _stop: threading.Event = field(default_factory=threading.Event, repr=False)
     _finished: threading.Event = field(default_factory=threading.Event, repr=False)
 
@@ -71,25 +77,26 @@ class BotRun:
     def _play(self) -> None:
         wait = PACES[self.pace]
         try:
-            with SQLiteEventStore(self.path, check_same_thread=False) as store:
-                table = Table(store, self.game)
-                while not self._stop.is_set():
-                    seat = table.seat_to_act
-                    if seat is None or not seat.bot:
-                        break
-                    self.thinking_since = time.monotonic()
-                    step = table.bot_step()
-                    self.thinking_since = None
-                    self.orders += 1
-                    self.reasons = (self.reasons + [step.reason])[-KEEP_REASONS:]
-                    if wait is None:
-                        break
-                    if wait and self._stop.wait(wait):
-                        break
+            while not self._stop.is_set():
+                self.thinking_since = time.monotonic()
+                step = bot_pool.step(self.path, self.game)  # decided and appended in a worker
+                self.thinking_since = None
+                if step.reason is None:  # the game is over or a person is to act
+                    break
+                self.worker_pid = step.pid
+                self.orders += 1
+                self.reasons = (self.reasons + [step.reason])[-KEEP_REASONS:]
+                if not step.more or wait is None:
+                    break
+                if wait and self._stop.wait(wait):
+                    break
         except GameMovedOn as exc:
             self.error = str(exc)
         except PlayError as exc:
             self.error = str(exc)
+        except bot_pool.BrokenProcessPool as exc:
+            self.error = ("the bot stopped: its worker process ended (killed?) before it "
+                          f"answered: {exc}; let the bots play on to try again")
         except Exception as exc:  # noqa: BLE001 - a thread's failure must reach the page as a line
             self.error = f"the bot stopped: {type(exc).__name__}: {exc}"
         finally:

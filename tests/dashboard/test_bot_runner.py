@@ -1,20 +1,39 @@
-"""Bots played off the page's thread (dashboard/bot_runner.py) on a real SQLite file: two bots
-play a whole game at once and it verifies; a bot against a person stops when the person is to
-act; a step at a time plays one order; stop() ends a paced run; a run's failure becomes its
-line; one run per game however many pages ask."""
+"""Bots played off the page's thread (dashboard/bot_runner.py), their orders decided in worker
+processes (dashboard/bot_pool.py), on a real SQLite file: two bots play a whole game at once and
+it verifies; a bot against a person stops when the person is to act; a step at a time plays one
+order; stop() ends a paced run; a run's failure becomes its line; one run per game however many
+pages ask. And out of the test's interpreter: the orders come from another process, the
+progress of a paced run arrives while it plays, a worker killed ends the run with a line (and
+the next run plays on a new pool), and the game a worker writes is byte for byte the one the
+same bots write in this process.
+
+The failures are made in the worker by replacing ``bot_pool.play_one`` with a function of this
+module, which the worker imports by name (pickled by reference)."""
 
 from __future__ import annotations
 
-import pytest
-from waits import LIMIT
+import functools
+import os
+import signal
 
-from warlog.dashboard import bot_runner
+import orjson
+import pytest
+from waits import LIMIT, wait_until
+
+from warlog.dashboard import bot_pool, bot_runner
 from warlog.dashboard.play_session import GameMovedOn, PlayError, Seat, Table, start
 from warlog.engine.scenario import load_scenario
 from warlog.engine.verify import verify
 from warlog.events.sqlite_store import SQLiteEventStore
 
 SCENARIO = "ancients-river-crossing"
+
+
+@pytest.fixture(autouse=True, scope="module")
+def workers():
+    """The pool's workers end with this module (a server ends them at exit)."""
+    yield
+    bot_pool.shutdown()
 
 
 def new_game(path, red: Seat, blue: Seat, game_id: str) -> str:
@@ -78,6 +97,16 @@ def test_stop_ends_a_paced_run_and_one_run_per_game(tmp_path):
     assert stored(path, game)[-1]["kind"] != "game_ended"
 
 
+def raises(failure, path, game):
+    """A worker's order that fails (bot_pool.play_one replaced, in the worker)."""
+    raise failure
+
+
+def dies(path, game):
+    """A worker killed while it decides."""
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
 @pytest.mark.parametrize("failure, line", [
     (GameMovedOn("the game moved on: someone was first"), "the game moved on"),
     (PlayError("the game is over: nothing more to play"), "the game is over"),
@@ -86,15 +115,83 @@ def test_stop_ends_a_paced_run_and_one_run_per_game(tmp_path):
 def test_a_runs_failure_becomes_its_line(tmp_path, monkeypatch, failure, line):
     path = str(tmp_path / "fail.db")
     game = new_game(path, Seat.of_bot("tactician"), Seat.of_bot("cautious"), "fail-1")
-
-    def fails(self):
-        raise failure
-
-    monkeypatch.setattr(Table, "bot_step", fails)
+    before = stored(path, game)
+    monkeypatch.setattr(bot_pool, "play_one", functools.partial(raises, failure))
     run = bot_runner.start(path, game, "at once")
     assert run.wait(LIMIT)
     assert run.error is not None and run.error.startswith(line)
     assert run.orders == 0 and run.thinking_for() == 0.0
+    assert stored(path, game) == before
+
+
+def test_the_bots_think_in_another_process(tmp_path):
+    path = str(tmp_path / "pid.db")
+    game = new_game(path, Seat.of_bot("tactician"), Seat.person("Ann"), "pid-1")
+    run = bot_runner.start(path, game, "a step at a time")
+    assert run.wait(LIMIT) and run.error is None and run.orders == 1
+    assert run.worker_pid is not None and run.worker_pid != os.getpid()
+
+
+def test_a_paced_runs_progress_arrives_while_it_plays(tmp_path):
+    path = str(tmp_path / "progress.db")
+    game = new_game(path, Seat.of_bot("tactician"), Seat.of_bot("cautious"), "progress-1")
+    run = bot_runner.start(path, game, "one a second")
+    wait_until(lambda: run.orders >= 2, "two orders reported while the run goes on")
+    assert not run.done and len(run.reasons) >= 2
+    assert sum(e["kind"] == "order_given" for e in stored(path, game)) >= 2
+    bot_runner.stop(path, game)
+    assert run.wait(LIMIT) and run.error is None and run.paused
+    orders = run.orders
+    assert sum(e["kind"] == "order_given" for e in stored(path, game)) == orders
+    assert stored(path, game)[-1]["kind"] != "game_ended"
+
+
+def test_a_worker_killed_while_deciding_ends_the_run_with_a_line(tmp_path, monkeypatch):
+    path = str(tmp_path / "killed.db")
+    game = new_game(path, Seat.of_bot("tactician"), Seat.of_bot("cautious"), "killed-1")
+    before = stored(path, game)
+    with monkeypatch.context() as patch:
+        patch.setattr(bot_pool, "play_one", dies)
+        run = bot_runner.start(path, game, "at once")
+        assert run.wait(LIMIT), "a killed worker hung the run"
+    assert run.error is not None and "worker process ended" in run.error
+    assert run.orders == 0 and stored(path, game) == before
+    again = bot_runner.start(path, game, "a step at a time")  # a new pool
+    assert again is not run and again.wait(LIMIT) and again.error is None
+    assert again.orders == 1
+
+
+def test_a_worker_killed_between_orders_ends_the_run_with_a_line(tmp_path):
+    path = str(tmp_path / "killed2.db")
+    game = new_game(path, Seat.of_bot("tactician"), Seat.of_bot("cautious"), "killed-2")
+    run = bot_runner.start(path, game, "one a second")
+    wait_until(lambda: run.worker_pid is not None, "the run's first order")
+    os.kill(run.worker_pid, signal.SIGKILL)
+    assert run.wait(LIMIT), "a killed worker hung the run"
+    assert run.error is not None and "worker process ended" in run.error
+    assert stored(path, game)[-1]["kind"] != "game_ended"
+
+
+def test_a_workers_game_is_the_one_played_in_this_process(tmp_path):
+    """Two seeded bot games played at once by the workers, and the same two played here by
+    Table.bot_step (as the thread of the server played them): the same events, byte for byte."""
+    bots = [("tactician", "aggressive"), ("cautious", "tactician")]
+    runs = []
+    for i, (red, blue) in enumerate(bots):
+        path = str(tmp_path / f"pool-{i}.db")
+        game = new_game(path, Seat.of_bot(red), Seat.of_bot(blue), f"same-{i}")
+        runs.append((path, game, bot_runner.start(path, game, "at once")))
+    for i, ((red, blue), (path, game, run)) in enumerate(zip(bots, runs)):
+        assert run.wait(LIMIT) and run.error is None
+        here = str(tmp_path / f"here-{i}.db")
+        new_game(here, Seat.of_bot(red), Seat.of_bot(blue), game)
+        with SQLiteEventStore(here) as store:
+            table = Table(store, game)
+            while table.seat_to_act is not None and table.seat_to_act.bot:
+                table.bot_step()
+        theirs, ours = stored(path, game), stored(here, game)
+        assert ours[-1]["kind"] == "game_ended" and len(theirs) == len(ours)
+        assert orjson.dumps(theirs) == orjson.dumps(ours)
 
 
 def test_an_unknown_pace_is_refused():

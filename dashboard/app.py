@@ -12,11 +12,15 @@ import streamlit as st
 # rerun, st.dataframe's lazy import) failed with "partially initialized module 'pandas'" (seen
 # once in CI on the Replay page's first chart). Imported here, in the server's first run, every
 # later run finds it complete; a page that needs it would have imported it anyway.
-st.set_page_config(page_title="warlog", page_icon="⚔️", layout="wide")
+# Wide, and a sidebar (Replay's game picker) narrower than Streamlit's 300 px: the boards are as
+# wide as their columns, and their counters are read at arm's length at 1280 px.
+st.set_page_config(page_title="warlog", page_icon="⚔️", layout="wide", initial_sidebar_state=240)
 pages = [
     st.Page("views/replay.py", title="Replay", icon=":material/play_circle:", default=True),
     st.Page("views/play.py", title="Play", icon=":material/sports_esports:"),
     st.Page("views/library.py", title="Library", icon=":material/library_books:"),
     st.Page("views/rules.py", title="Rules", icon=":material/menu_book:"),
 ]
-st.navigation(pages).run()
+# The pages' names along the top, not in a sidebar: a page with nothing of its own there (Play)
+# gives its whole width to its columns, and the board (as wide as its column) to its counters.
+st.navigation(pages, position="top").run()

@@ -18,6 +18,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 # SIDE_COLOURS: the charts take the sides' colours from here
+from warlog.dashboard.board_svg import note_box
 from warlog.dashboard.counters import HALF_H, HALF_W, SIDE_COLOURS, add_counters, side_name
 from warlog.engine.analysis import unit_status
 from warlog.engine.reach import UnitReach
@@ -26,27 +27,32 @@ from warlog.engine.rulesets.density_move import allowance_words
 from warlog.engine.rulesets.ohw_combat import trench_cells
 from warlog.engine.state import SIDES, GameState
 
-TERRAIN_COLOURS = {  # drawing order too: features over the open ground
+# Drawing order too (features over the open ground). Every kind is far from every other (at
+# least 20 in CIELAB, tests/dashboard/test_board.py): road and hill once were two near tans.
+TERRAIN_COLOURS = {
     "open": "#f1f4e6",
-    "road": "#cdbb99",
-    "hill": "#dcc48a",
+    "road": "#b9b4ad",
+    "hill": "#e0ad55",
     "woods": "#6f9a5b",
-    "village": "#b98b6a",
-    "marsh": "#a3bfa6",
-    "ford": "#9fcbe8",
-    "river": "#5b9bd5",
-    "lake": "#4a86c5",
-    "bridge": "#8d6e52",
-    "fortification": "#8e8e8e",
-    "stream": "#b3d9f2",
-    "field": "#e6dca0",
-    "hedge": "#4f7a3a",
+    "village": "#c0705a",
+    "marsh": "#a9d394",
+    "ford": "#bcdcf5",
+    "river": "#7ab4e3",
+    "lake": "#4a7fb8",
+    "bridge": "#7d5a3c",
+    "fortification": "#6f6f7a",
+    "stream": "#5cc4c8",
+    "field": "#ede48e",
+    "hedge": "#3b5e2b",
 }
 OBJECTIVE_COLOUR = "#f2b705"
 ATTACK_COLOURS = {"shooting": "#ef6c00", "melee": "#6a1b9a", "contact": "#6a1b9a",
                   "shell": "#d84315"}
 BOARD_PX = 720  # the width the board is sized for: markers are pixels, cells are data units
-PAGE_PX = 516  # the board's plot width in the pages at 1400 px: counters then fill their cells
+# The board's width in the pages' board column at 1280x800 (the Play page, navigation on top):
+# the figure's pixel sizes (lines, markers, fonts) are for that width. The SVG is drawn as wide
+# as the column is (dashboard/board_svg.py), so a narrower or wider column scales them all.
+PAGE_PX = 660
 TOP_PX = 34  # room above the board for its column numbers
 
 
@@ -164,9 +170,75 @@ def _add_terrain(traces: list[dict], state: GameState) -> None:
                                  meta={"role": "objectives"}))
 
 
+LABEL_PX = 12  # a result label's font
+LABEL_GAP = 0.03  # cells between a result label and the counter it names
+
+
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1
+
+
+def _overlaps(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def counter_box(x: float, y: float) -> Box:
+    """The box of a counter centred on (x, y)."""
+    return (x - HALF_W, y - HALF_H, x + HALF_W, y + HALF_H)
+
+
+def _label_spot(box: tuple[float, float], at: tuple[float, float], taken: Sequence[Box],
+                bounds: Box) -> tuple[float, float]:
+    """Where the centre of a result label ``box`` (width, height) goes for the counter at
+    ``at``: the nearest of the spots above, below and beside it, then a step further out each
+    time, whose box is on the board and covers nothing ``taken`` (the live counters, the labels
+    placed before it). A board with no such spot (none of the bundled ones) takes the last
+    spot on the board tried."""
+    (bw, bh), (x, y) = box, at
+    up, side = HALF_H + LABEL_GAP + bh / 2, HALF_W + LABEL_GAP + bw / 2
+    fallback = (x, y - up)
+    for far in (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0):
+        for dx, dy in ((0, -up - far), (0, up + far), (side + far, 0), (-side - far, 0),
+                       (side / 2 + far, -up - far), (-side / 2 - far, -up - far),
+                       (side / 2 + far, up + far), (-side / 2 - far, up + far)):
+            cx, cy = x + dx, y + dy
+            spot = (cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2)
+            if not (bounds[0] <= spot[0] and spot[2] <= bounds[2] and bounds[1] <= spot[1]
+                    and spot[3] <= bounds[3]):
+                continue
+            fallback = (cx, cy)
+            if not any(_overlaps(spot, t) for t in taken):
+                return cx, cy
+    return fallback
+
+
+def _add_leaders(traces: list[dict], labels: Sequence[tuple[Box, tuple[float, float]]]) -> None:
+    """A thin line from each result label to the counter it names, between their nearest
+    edges (none when they touch)."""
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for (x0, y0, x1, y1), (x, y) in labels:
+        near = (min(max(x, x0), x1), min(max(y, y0), y1))  # the label's point nearest the unit
+        c = counter_box(x, y)
+        mid = ((x0 + x1) / 2, (y0 + y1) / 2)
+        end = (min(max(mid[0], c[0]), c[2]), min(max(mid[1], c[1]), c[3]))
+        if abs(near[0] - end[0]) + abs(near[1] - end[1]) > 2 * LABEL_GAP:
+            xs += [near[0], end[0], None]
+            ys += [near[1], end[1], None]
+    if xs:
+        traces.append(_scatter(x=xs, y=ys, mode="lines", name="result labels",
+                               line={"color": "#555555", "width": 1.5}, hoverinfo="skip",
+                               showlegend=False, meta={"role": "label_leaders"}))
+
+
 def _add_highlights(traces: list[dict], annotations: list[dict], state: GameState,
-                    highlight: Sequence[dict], size: float) -> None:
+                    highlight: Sequence[dict], size: float, px: float) -> None:
+    """The step's marks over everything: moves' paths, attacks' lines with their result
+    labels (placed off every counter, a leader to the target when not beside it), removals.
+    ``px``: pixels a data unit, to size the labels' boxes as they are drawn."""
     grid = state.grid
+    counters = [counter_box(*grid.centre(u.cell)) for u in state.alive()]
+    bounds = (0.0, 0.0, *_extent(grid))
+    labels: list[tuple[Box, tuple[float, float]]] = []
     for i, h in enumerate(highlight):
         kind = h["kind"]
         if kind == "path":
@@ -190,11 +262,14 @@ def _add_highlights(traces: list[dict], annotations: list[dict], state: GameStat
                 name=f"{kind} {h['source']}→{h['target']}", hoverinfo="skip", showlegend=False,
                 meta={"role": "highlight", "kind": kind, "source": h["source"],
                       "target": h["target"], "index": i}))
-            if h.get("label"):  # just above the target's counter, hiding none of it
-                annotations.append({"x": x1, "y": y1 - HALF_H - 0.02, "yanchor": "bottom",
-                                    "text": h["label"],
+            if h.get("label"):  # beside the target's counter, hiding no counter
+                box = note_box(h["label"], LABEL_PX / px)
+                cx, cy = _label_spot(box, (x1, y1), counters + [b for b, _ in labels], bounds)
+                labels.append(((cx - box[0] / 2, cy - box[1] / 2, cx + box[0] / 2,
+                                cy + box[1] / 2), (x1, y1)))
+                annotations.append({"x": cx, "y": cy, "text": h["label"],
                                     "showarrow": False, "bgcolor": "rgba(255,255,255,0.85)",
-                                    "font": {"color": ATTACK_COLOURS[kind], "size": 13},
+                                    "font": {"color": ATTACK_COLOURS[kind], "size": LABEL_PX},
                                     "bordercolor": ATTACK_COLOURS[kind]})
         elif kind == "removed":
             x, y = grid.centre(tuple(h["cell"]))
@@ -203,6 +278,7 @@ def _add_highlights(traces: list[dict], annotations: list[dict], state: GameStat
                 marker={"symbol": "x-thin", "size": size, "line": {"width": 4, "color": "#333"}},
                 hovertemplate=f"{h['unit']} removed<extra></extra>",
                 meta={"role": "highlight", "kind": "removed", "unit": h["unit"], "index": i}))
+    _add_leaders(traces, labels)
 
 
 def _add_fallen(traces: list[dict], state: GameState, cell_px: float) -> None:
@@ -366,7 +442,7 @@ def board_spec(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
     _add_ready(traces, state, ready, cell_px)
     if selected is not None:
         _add_reach_rings(traces, state, selected, cell_px)
-    _add_highlights(traces, annotations, state, highlight, size)
+    _add_highlights(traces, annotations, state, highlight, size, width_px / (w + 0.1))
     bottom = _legend_room(traces, width_px)
     height = int(cell_px * h) + TOP_PX + bottom + 10
     row0 = [grid.centre((c, 0)) for c in range(grid.width)]

@@ -24,7 +24,14 @@ from warlog.engine.state import GameState
 
 SCRIPT = (Path(__file__).with_name("board_click.js")).read_text(encoding="utf-8")
 STYLE = """
+.warlog-board-view { overflow: auto; max-height: 85vh; }
 .warlog-board svg[data-board] { cursor: pointer; display: block; }
+.warlog-board-zoom { display: flex; justify-content: flex-end; gap: 0.2rem;
+  margin-bottom: 0.15rem; }
+.warlog-board-zoom button { min-width: 1.6rem; height: 1.5rem; padding: 0 0.3rem;
+  font: 600 0.85rem/1 sans-serif; color: #222; background: rgba(255, 255, 255, 0.92);
+  border: 1px solid #999; border-radius: 0.3rem; cursor: pointer; }
+.warlog-board-zoom button:hover { background: #fff; border-color: #555; }
 .warlog-board-tip { display: none; position: fixed; z-index: 1000; pointer-events: none;
   max-width: 22rem; padding: 0.35rem 0.5rem; border-radius: 0.3rem; white-space: pre-line;
   font-size: 0.8rem; line-height: 1.35; background: rgba(255, 255, 255, 0.96); color: #222;
@@ -55,8 +62,10 @@ def show(spec: dict, width_px: int, key: str, on_click: Callable[[], None],
 
 
 def board_html(spec: dict, width_px: int, title: str = "") -> str:
-    """What the component draws: the board's SVG and its legend under it."""
-    return board_svg(spec, width_px, title=title, kind="live") + board_legend(spec)
+    """What the component draws: the board's SVG, as wide as the column, in a view that
+    scrolls when the player zooms in (board_click.js's +/- buttons), and its legend under it."""
+    return (f'<div class="warlog-board-view">{board_svg(spec, width_px, title=title, kind="live")}'
+            f"</div>{board_legend(spec)}")
 
 
 def _click(key: str) -> dict:

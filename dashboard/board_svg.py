@@ -22,6 +22,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from warlog.dashboard.counters import text_em
 from warlog.dashboard.svg_markers import marker as _marker
 from warlog.dashboard.svg_markers import num as _num
 
@@ -137,11 +138,16 @@ def _markers(trace: dict, px: float) -> list[str]:
     return out
 
 
-def _text(x: float, y: float, size: float, colour: str, text: Any) -> str:
-    """One text centred on (x, y), ``size`` high in data units."""
-    return (f'<text x="{_num(x)}" y="{_num(y)}" font-size="{_num(size)}" '
+def _text(x: float, y: float, size: float, colour: str, text: Any, fit: float = 0.0) -> str:
+    """One text centred on (x, y), ``size`` high in data units; ``fit``: a width (data units)
+    it may not pass, drawn narrower when it would (a counter's id, shortened to what a little
+    squeeze fits by counters.short_label)."""
+    plain = _read(str(text))
+    narrow = (f' textLength="{_num(fit)}" lengthAdjust="spacingAndGlyphs"'
+              if fit and text_em(plain) * size > fit else "")
+    return (f'<text x="{_num(x)}" y="{_num(y)}" font-size="{_num(size)}"{narrow} '
             f'fill="{escape(colour)}" text-anchor="middle" dominant-baseline="central">'
-            f"{_plain(str(text))}</text>")
+            f"{escape(plain)}</text>")
 
 
 def _texts(trace: dict, px: float) -> list[str]:
@@ -149,8 +155,19 @@ def _texts(trace: dict, px: float) -> list[str]:
     size = float(font.get("size", 12)) / px
     colour = str(font.get("color", "#222"))
     texts = trace.get("text") or []
-    return [_text(p[0], p[1], size, colour, texts[i]) for i, p in enumerate(_points(trace))
+    meta = trace.get("meta") if isinstance(trace.get("meta"), dict) else {}
+    fit = float(meta.get("fit") or 0)
+    return [_text(p[0], p[1], size, colour, texts[i], fit) for i, p in enumerate(_points(trace))
             if p is not None and i < len(texts) and texts[i] not in (None, "")]
+
+
+def note_box(text: str, size: float) -> tuple[float, float]:
+    """Width and height of a result label's box (a layout annotation, as _annotations draws
+    it) whose font is ``size`` high, in the same units: what board.py places it by, so that it
+    covers no counter."""
+    lines = re.split(r"<br\s*/?>", text)
+    longest = max(len(_read(line)) for line in lines)
+    return longest * size * 0.6 + size * 0.6, len(lines) * size * 1.25 + size * 0.3
 
 
 def _annotations(layout: dict, px: float) -> list[str]:
@@ -165,9 +182,7 @@ def _annotations(layout: dict, px: float) -> list[str]:
         font = note.get("font") or {}
         size = float(font.get("size", 12)) / px
         lines = re.split(r"<br\s*/?>", text)  # each written by _text, read as plotly reads it
-        longest = max(len(_read(line)) for line in lines)
-        width = longest * size * 0.6 + size * 0.6
-        height = len(lines) * size * 1.25 + size * 0.3
+        width, height = note_box(text, size)
         top = y - height if note.get("yanchor") == "bottom" else y - height / 2
         colour = str(font.get("color", "#222"))
         box = (f'<rect x="{_num(x - width / 2)}" y="{_num(top)}" width="{_num(width)}" '
@@ -222,7 +237,9 @@ def _spec(fig: go.Figure | dict) -> dict:
 
 def board_svg(fig: go.Figure | dict, width_px: int, title: str = "", kind: str = "still") -> str:
     """``fig`` (a ``board.board_figure``, or its plain ``board_spec``, made for a plot
-    ``width_px`` wide) as an SVG document of that width, scaled to its container; ``title``:
+    ``width_px`` wide) as an SVG document as wide as its container: its viewBox scales the
+    whole drawing, so the page's column decides how large a counter is read (``width_px`` only
+    turns the figure's pixel sizes into data units); ``title``:
     what a screen reader says it is; ``kind``: "still" for a picture, "live" for the board a
     player clicks (dashboard/board_click.py), written as the svg's ``data-board``."""
     spec = _spec(fig)
@@ -252,7 +269,7 @@ def board_svg(fig: go.Figure | dict, width_px: int, title: str = "", kind: str =
     view = f"{_num(x0)} {_num(y0)} {_num(x1 - x0)} {_num(y1 - y0)}"
     label = f'<title>{escape(title)}</title>' if title else ""
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="{view}" width="100%" '
-            f'style="max-width:{width_px}px;height:auto" data-board="{escape(kind)}" role="img" '
+            f'style="height:auto" data-board="{escape(kind)}" role="img" '
             f'font-family="sans-serif">{label}{"".join(parts)}</svg>')
 
 

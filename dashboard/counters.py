@@ -33,17 +33,32 @@ INK = "white"  # symbols, labels and pips, on either side's colour
 # The counter's layout, in cell units from the cell's centre (y points down, as drawn). The
 # counter fits inside a hex of the board's cells (pointy-top, one unit across the flats).
 HALF_W, HALF_H = 0.44, 0.31
-FRAME_HALF = (0.2, 0.13)  # the symbol's frame
-FRAME_Y = 0.01
-FRAME_X_WITH_CODE = -0.2  # the frame moves left to leave the code room on its right
-CODE_X = 0.23
-LABEL_Y = -0.205
-STRENGTH_Y = 0.225
-PIP_STEP = 0.12
+# Three rows, each sized for a board read at arm's length (ids >= 10 px and pips >= 6 px high
+# with cells of about 44 px, the Play page's board column at 1280 px): the id along the top,
+# the symbol's frame (and its code) in the middle, the strength along the foot.
+LABEL_Y = -0.165
+LABEL_SIZE = 0.26  # the id's font size, in cells
+FRAME_HALF = (0.14, 0.075)  # the symbol's frame
+FRAME_Y = 0.06
+FRAME_X_WITH_CODE = -0.16  # the frame moves left to leave the code room on its right
+CODE_X = 0.19
+CODE_SIZE = 0.15  # the code's font size, in cells
+STRENGTH_Y = 0.228
+PIP_SIZE = 0.15  # a pip's diameter, in cells
+PIP_STEP = 0.17  # between pips' centres; six share the counter's width, touching
+PIP_ROW = 0.86  # cells of the counter's width the pips may take
 MAX_PIPS = 6  # more than this to start with: a bar
-BAR_HALF = 0.32
+BAR_HALF = 0.36
+BAR_WIDTH = 0.1  # the bar's thickness, in cells
 BADGE_STEP = 0.2
-LABEL_MAX = 10  # characters of an id that fit across a counter at the board's usual size
+LABEL_FIT = 2 * HALF_W - 0.04  # cells of the counter's width an id may take
+SQUEEZE = 1.5  # an id up to this much wider than LABEL_FIT is drawn narrower, not shortened
+# Advance widths (in ems) of the widest common sans-serif (DejaVu Sans): a label measured with
+# them fits in any browser's sans-serif; a character not listed counts as an "m".
+_EMS = {**dict.fromkeys("ijl'|", 0.28), **dict.fromkeys("frt-()[] .,:;", 0.4),
+        **dict.fromkeys("sczJI", 0.53), **dict.fromkeys("abdeghknopquvxy0123456789_", 0.62),
+        **dict.fromkeys("ABCDEFGHKLNOPQRSTUVXYZ&", 0.72), **dict.fromkeys("wMW", 0.9),
+        "m": 0.97, "…": 1.0}
 
 STATUS_BADGES = {  # period state (analysis.unit_status) as a badge: plotly marker, colour
     "out of ammunition": ("circle-x", "#5d4037"),
@@ -176,14 +191,27 @@ def _drawing(symbol: Symbol) -> Drawing:
     return moved(lines), moved(fills)
 
 
-def short_label(unit_id: str) -> str:
-    """The id as printed on the counter: whole when it fits, else its head and its number
-    ("r-skirmishers-1" -> "r-skirm…-1"), since ids are how every event names a unit."""
-    if len(unit_id) <= LABEL_MAX:
+def text_em(text: str) -> float:
+    """How wide ``text`` is drawn, in ems of its font, at most (see _EMS)."""
+    return sum(_EMS.get(ch, 0.97) for ch in text)
+
+
+def short_label(unit_id: str, fit: float = SQUEEZE * LABEL_FIT / LABEL_SIZE) -> str:
+    """The id as printed on the counter: whole when it is at most ``fit`` ems wide, else cut
+    in the middle, keeping its head and its tail ("r-skirmishers-1" -> "r-sk…s-1",
+    "r-thessalians" -> "r-th…ans"): ids are how every event names a unit, and a unit's number
+    is at the end. The whole id is in the unit's tooltip."""
+    if text_em(unit_id) <= fit:
         return unit_id
     cut = unit_id.rfind("-")
-    tail = unit_id[cut:] if 0 < cut and len(unit_id) - cut <= 4 else ""
-    return unit_id[: LABEL_MAX - 1 - len(tail)] + "…" + tail
+    number = unit_id[cut:] if 0 < cut and len(unit_id) - cut <= 4 else ""
+    for keep in range(len(unit_id) - 1, 1, -1):  # characters kept: as many as fit,
+        balanced = max(keep // 2, len(number))  # the tail half of them (or the number) ...
+        for ends in (balanced, balanced - 1, balanced + 1):  # ... or one off the half
+            shown = unit_id[: keep - ends] + "…" + unit_id[len(unit_id) - ends:]
+            if keep > ends >= max(len(number), 1) and text_em(shown) <= fit:
+                return shown
+    return unit_id[0] + "…" + number
 
 
 def _path(shapes: Iterable[list[Point]], x: float, y: float, xs: list, ys: list) -> None:
@@ -252,14 +280,15 @@ def _symbols(traces: list[dict], state: GameState, side: str, units: Sequence,
         traces.append(_scatter(
             x=[p[0] for p in at], y=[p[1] for p in at], mode="text", name=f"{side} type codes",
             text=[s.code for _, s in coded], textposition="middle center", **common,
-            textfont={"color": INK, "size": max(7.0, cell_px * 0.19),
+            textfont={"color": INK, "size": cell_px * CODE_SIZE,
                       "family": "Arial Black, Arial, sans-serif"},
             meta={"role": "codes", "side": side, "units": [u.id for u, _ in coded]}))
     traces.append(_scatter(
         x=[centres[u.id][0] for u in units], y=[centres[u.id][1] + LABEL_Y for u in units],
         mode="text", text=[short_label(u.id) for u in units], textposition="middle center",
-        textfont={"color": INK, "size": max(7.0, cell_px * 0.155)}, name=f"{side} labels",
-        **common, meta={"role": "labels", "side": side, "units": [u.id for u in units]}))
+        textfont={"color": INK, "size": cell_px * LABEL_SIZE}, name=f"{side} labels",
+        **common, meta={"role": "labels", "side": side, "units": [u.id for u in units],
+                        "fit": LABEL_FIT}))
 
 
 def _strength(traces: list[dict], side: str, units: Sequence, centres: Mapping[str, Point],
@@ -277,8 +306,9 @@ def _strength(traces: list[dict], side: str, units: Sequence, centres: Mapping[s
         left, full = strength[u.id]
         if full <= MAX_PIPS:
             pips.append(u.id)
+            step = min(PIP_STEP, (PIP_ROW - PIP_SIZE) / max(full - 1, 1))
             for i in range(full):
-                pip_x.append(x + (i - (full - 1) / 2) * PIP_STEP)
+                pip_x.append(x + (i - (full - 1) / 2) * step)
                 pip_y.append(y + STRENGTH_Y)
                 pip_symbol.append("circle" if i < left else "circle-open")
                 pip_unit.append(u.id)
@@ -292,7 +322,7 @@ def _strength(traces: list[dict], side: str, units: Sequence, centres: Mapping[s
     if pips:
         traces.append(_scatter(
             x=pip_x, y=pip_y, mode="markers", customdata=pip_unit, name=f"{side} strength",
-            marker={"symbol": pip_symbol, "size": max(4.0, cell_px * 0.09), "color": INK,
+            marker={"symbol": pip_symbol, "size": cell_px * PIP_SIZE, "color": INK,
                     "line": {"width": 1, "color": INK}}, legendgroup=side,
             meta={"role": "strength_pips", "side": side, "units": pips,
                   "left": [list(strength[uid]) for uid in pips]}))
@@ -300,7 +330,7 @@ def _strength(traces: list[dict], side: str, units: Sequence, centres: Mapping[s
         if bars:
             traces.append(_scatter(
                 x=bar[key][0], y=bar[key][1], mode="lines", name=f"{side} strength ({key})",
-                line={"color": colour, "width": max(3.0, cell_px * 0.065)}, legendgroup=side,
+                line={"color": colour, "width": cell_px * BAR_WIDTH}, legendgroup=side,
                 meta={"role": "strength_bar", "side": side, "part": key, "units": bars,
                       "left": [list(strength[uid]) for uid in bars]}))
 

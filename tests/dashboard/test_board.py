@@ -4,6 +4,7 @@ grid kind, and on golden games of every rule system's period state."""
 from __future__ import annotations
 
 import math
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import orjson
@@ -11,6 +12,7 @@ import pytest
 
 from figure_traces import games, one, sample_states, traces  # noqa: F401 (games: a fixture)
 from warlog.dashboard import board, counters
+from warlog.dashboard.board_svg import board_svg
 from warlog.engine import analysis
 from warlog.engine.fold import Timeline, replay
 from warlog.engine.rulesets import get_ruleset
@@ -22,6 +24,7 @@ STATUS_GAMES = ("pike-and-shot-ammo-hex", "horse-and-musket-square-square",
                "napoleonic-formations-square", "napoleonic-artillery-limber-square",
                "density-friends-turn-reform-hex")
 STATE_GAMES = STATUS_GAMES + ("portable-hit-table-square",)
+SVG = "{http://www.w3.org/2000/svg}"
 
 
 def _golden(stem: str) -> list[dict]:
@@ -123,12 +126,38 @@ def test_each_counter_carries_its_id_and_its_types_symbol_inside_it(games, kind)
     assert {"Infantry", "Cavalry"} <= kinds  # X and a diagonal are both drawn
 
 
-def test_long_ids_are_shortened_keeping_their_number():
-    assert counters.short_label("r-inf-1") == "r-inf-1"
-    assert counters.short_label("r-skirmishers-2") == "r-skirm…-2"
-    assert counters.short_label("b-mercenaries") == "b-mercena…"
-    for uid in ("r-skirmishers-2", "b-mercenaries", "x" * 40):
-        assert len(counters.short_label(uid)) == counters.LABEL_MAX
+def test_long_ids_are_shortened_in_the_middle_keeping_their_number():
+    """A long id is cut in the middle (its head and its tail kept, the number whole) to what
+    fits across the counter, measured in the widest sans-serif's ems; a short one is whole."""
+    fit = counters.SQUEEZE * counters.LABEL_FIT / counters.LABEL_SIZE
+    for uid in ("r-inf-1", "r-hcav-1", "b-inf-10", "b-fort-1"):  # the bundled ids' usual size
+        assert counters.short_label(uid) == uid
+    assert counters.short_label("r-skirmishers-2") == "r-ski…s-2"
+    assert counters.short_label("r-thessalians") == "r-t…lians"
+    for uid in ("r-skirmishers-2", "b-mercenaries", "r-thessalians", "x" * 40,
+                "b-skirmishers-12"):
+        short = counters.short_label(uid)
+        head, tail = short.split("…")
+        assert uid.startswith(head) and uid.endswith(tail) and head and tail, short
+        assert counters.text_em(short) <= fit
+        assert counters.text_em(head + uid[len(head)] + "…" + tail) > fit  # no more room,
+        assert counters.text_em(head + "…" + uid[-len(tail) - 1:]) > fit  # at either end
+    assert counters.short_label("b-skirmishers-12").endswith("-12")
+
+
+def test_an_id_wider_than_the_counter_is_squeezed_to_its_width_in_the_svg():
+    """In the SVG an id wider than the counter (by the widest font's measure) is drawn
+    narrower, to the counter's width (textLength); one that fits is drawn as it is."""
+    state = replay(_golden("portable-hit-table-square"))
+    spec = board.board_spec(state, width_px=board.PAGE_PX)
+    labels = next(t for t in spec["data"] if t["meta"].get("role") == "labels")
+    fits = labels["text"][1]
+    labels["text"] = [counters.short_label("r-thessalians")] + labels["text"][1:]
+    texts = {t.text: t for t in ET.fromstring(board_svg(spec, board.PAGE_PX)).iter(f"{SVG}text")}
+    wide = texts["r-t…lians"]
+    assert float(wide.get("textLength")) == pytest.approx(counters.LABEL_FIT, abs=1e-3)
+    assert wide.get("lengthAdjust") == "spacingAndGlyphs"
+    assert fits and "textLength" not in texts[fits].attrib
 
 
 @pytest.mark.parametrize("kind", ["square", "hex", "brick"])
@@ -368,3 +397,76 @@ def test_the_units_that_may_act_now_are_ringed_and_nothing_else_is(games):
     assert all(state.units[u].side == state.to_act for u in ready)
     plain = board.board_figure(state).to_dict()
     assert not [t for t in plain["data"] if t["meta"]["role"] == "ready"]
+
+
+def _label_boxes(spec: dict) -> list[tuple[float, float, float, float]]:
+    """The result labels' boxes as the SVG draws them (x0, y0, x1, y1, in board units)."""
+    root = ET.fromstring(board_svg(spec, board.PAGE_PX))
+    boxes = []
+    for group in root.iter(f"{SVG}g"):
+        if group.get("data-role") == "label":
+            r = group.find(f"{SVG}rect")
+            x, y, w, h = (float(r.get(k)) for k in ("x", "y", "width", "height"))
+            boxes.append((x, y, x + w, y + h))
+    return boxes
+
+
+def _overlap(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.slow
+def test_no_result_label_covers_a_counter_on_any_bundled_scenarios_board(bundled_games):
+    """Every step of every bundled scenario's bot game whose board shows a result (hit, miss,
+    2 hits, shot ...): no label's box overlaps a live unit's counter or another label, and each
+    stays on the board; a label not beside its counter has a leader line to it."""
+    from warlog.engine.scenario import bundled_scenarios
+
+    shown = 0
+    for sc in bundled_scenarios():
+        events = bundled_games[sc.id]
+        tl = Timeline(events)
+        for step in analysis.steps(events):
+            state = tl.state_at(step.last)
+            marks = analysis.highlights(events[step.first: step.last + 1], state)
+            if not any(m.get("label") and m["kind"] in board.ATTACK_COLOURS for m in marks):
+                continue
+            spec = board.board_spec(state, highlight=marks, width_px=board.PAGE_PX)
+            labels = _label_boxes(spec)
+            assert labels and len(labels) == len(spec["layout"]["annotations"])
+            counters_ = [board.counter_box(*state.grid.centre(u.cell)) for u in state.alive()]
+            w, h = board._extent(state.grid)
+            for i, box in enumerate(labels):
+                where = f"{sc.id} step {step.first}: label {i} {box}"
+                assert not any(_overlap(box, c) for c in counters_), where
+                assert not any(_overlap(box, other) for other in labels[:i]), where
+                assert 0 <= box[0] and box[2] <= w and 0 <= box[1] and box[3] <= h, where
+            shown += len(labels)
+    assert shown > 100  # results of every kind were placed
+
+
+def _lab(colour: str) -> tuple[float, float, float]:
+    """An sRGB colour ("#rrggbb") in CIELAB (D65)."""
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(int(colour[i:i + 2], 16) / 255) for i in (1, 3, 5))
+    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+
+    def f(t: float) -> float:
+        return t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116
+    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
+
+
+def test_every_terrain_kind_has_a_colour_far_from_every_other():
+    """Road and hill were two near tans: every pair of terrain colours is now at least 20
+    apart in CIELAB (a difference seen at a glance; 2.3 is the least noticeable)."""
+    colours = board.TERRAIN_COLOURS
+    near = [(a, b, round(math.dist(_lab(colours[a]), _lab(colours[b])), 1))
+            for i, a in enumerate(colours) for b in list(colours)[i + 1:]
+            if math.dist(_lab(colours[a]), _lab(colours[b])) < 20]
+    assert not near, near
+    assert math.dist(_lab(colours["road"]), _lab(colours["hill"])) >= 20
+    assert math.dist(_lab("#cdbb99"), _lab("#dcc48a")) < 20  # the old road and hill fail it

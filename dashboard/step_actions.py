@@ -84,7 +84,7 @@ def note_form(step: analysis.Step, events: list[Event]) -> None:
         return
     _, path, game = identity.split(":", 2)
     about = events[step.last]["seq"]
-    with st.expander("📝 Write a note on this step"):
+    with st.expander("Write a note on this step", icon=":material/edit_note:"):
         st.caption(f"The note is on event {about}, as `warlog note GAME {about} TEXT` writes it.")
         st.text_area("Note", key="note_text", max_chars=4000,
                      placeholder="What happened here, what to try instead…")
@@ -177,7 +177,7 @@ def step_events(tl, events: list[Event], step: analysis.Step, notes: list[Event]
     with st.container(height=620, key="events"):
         for note in notes:
             by = f" — {note['author']}" if note.get("author") else ""
-            st.info(data.markdown_text(f"📝 {note['text']}{by}"), icon=None)
+            st.info(data.markdown_text(f"Note: {note['text']}{by}"), icon=":material/edit_note:")
         for e in shown:
             if e["kind"] != "note":
                 st.markdown(event_line(e, narration.narrate(e, state), raw))

@@ -166,10 +166,11 @@ def log_cmd(
         raise typer.BadParameter(f"turn {turn} is not in this game")
     chosen = [i for i, e in enumerate(events) if turn is None or e["turn"] == turn]
     if as_json:
+        step_of = {i: step.index + 1 for step in told for i in range(step.first, step.last + 1)}
         out.print_json(json.dumps([
-            {"seq": events[i]["seq"], "turn": events[i]["turn"], "side": events[i]["side"],
-             "phase": events[i]["phase"], "kind": events[i]["kind"], "text": lines[i],
-             "rules": events[i]["rules"]} for i in chosen]))
+            {"seq": events[i]["seq"], "step": step_of[i], "turn": events[i]["turn"],
+             "side": events[i]["side"], "phase": events[i]["phase"], "kind": events[i]["kind"],
+             "text": lines[i], "rules": events[i]["rules"]} for i in chosen]))
         return
     wanted = set(chosen)
     known = catalogue()
@@ -177,7 +178,9 @@ def log_cmd(
         shown = [i for i in range(step.first, step.last + 1) if i in wanted]
         if not shown:
             continue
-        out.print(f"[bold]{escape(step.title)}[/bold]")
+        # the step's number is the Replay page's ("Step 12 of 97"), the numbers below its
+        # events' (what `fork --at`, `note` and the page's ?event= take)
+        out.print(f"[bold]Step {step.index + 1} · {escape(step.title)}[/bold]")
         for i in shown:  # narration quotes names, notes and ids: printed as text, not markup
             cited = escape(" ".join(events[i]["rules"]))
             out.print(f"  {events[i]['seq']:>5}  {escape(lines[i])}"

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from cli_run import no_ambient_db, run  # noqa: F401 (no_ambient_db: a fixture)
 from warlog.cli import app
+from warlog.engine.analysis import steps
 from warlog.events.chain import canonical, link
 from warlog.events.replay_file import read_replay
 from waits import LIMIT
@@ -174,6 +175,11 @@ def test_log_tells_the_game_with_its_rules(replay_file):
             verb = "shoots" if event["attack"] == "shooting" else "fights"
             assert f"{event['source']} {verb} {event['target']}: die {event['die']}" in row["text"]
             assert f"{event['hits']} hit" in row["text"] and row["rules"] == event["rules"]
+    # each event names its step as the Replay page counts them ("Step 12 of 97")
+    told = steps(events)
+    assert [r["step"] for r in rows] == [next(s.index + 1 for s in told if s.first <= i <= s.last)
+                                         for i in range(len(events))]
+    assert f"Step {len(told)} · {told[-1].title}" in run("log", str(replay_file)).output
     turn_two = json.loads(run("log", str(replay_file), "--turn", "2", "--json").output)
     assert turn_two and {r["turn"] for r in turn_two} == {2}
     text = run("log", str(replay_file), "--turn", "2", "--rules").output

@@ -152,12 +152,13 @@ def _text(x: float, y: float, size: float, colour: str, text: Any, fit: float = 
 
 def _texts(trace: dict, px: float) -> list[str]:
     font = trace.get("textfont") or {}
-    size = float(font.get("size", 12)) / px
     colour = str(font.get("color", "#222"))
     texts = trace.get("text") or []
     meta = trace.get("meta") if isinstance(trace.get("meta"), dict) else {}
     fit = float(meta.get("fit") or 0)
-    return [_text(p[0], p[1], size, colour, texts[i], fit) for i, p in enumerate(_points(trace))
+    size = meta.get("size") or font.get("size")  # one height for all (ids), else each its own
+    return [_text(p[0], p[1], float(_each(size, i, 12)) / px, colour, texts[i], fit)
+            for i, p in enumerate(_points(trace))
             if p is not None and i < len(texts) and texts[i] not in (None, "")]
 
 

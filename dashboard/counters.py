@@ -283,12 +283,17 @@ def _symbols(traces: list[dict], state: GameState, side: str, units: Sequence,
             textfont={"color": INK, "size": cell_px * CODE_SIZE,
                       "family": "Arial Black, Arial, sans-serif"},
             meta={"role": "codes", "side": side, "units": [u.id for u, _ in coded]}))
+    labels = [short_label(u.id) for u in units]
     traces.append(_scatter(
         x=[centres[u.id][0] for u in units], y=[centres[u.id][1] + LABEL_Y for u in units],
-        mode="text", text=[short_label(u.id) for u in units], textposition="middle center",
-        textfont={"color": INK, "size": cell_px * LABEL_SIZE}, name=f"{side} labels",
+        mode="text", text=labels, textposition="middle center",
+        # plotly (the PNGs, the report) draws each id as large as fits its counter, never
+        # larger than LABEL_SIZE: it cannot squeeze one. The SVG keeps every id LABEL_SIZE high
+        # (meta "size") and squeezes the wide ones to "fit" instead (board_svg._text).
+        textfont={"color": INK, "size": [cell_px * min(LABEL_SIZE, LABEL_FIT / text_em(label))
+                                         for label in labels]}, name=f"{side} labels",
         **common, meta={"role": "labels", "side": side, "units": [u.id for u in units],
-                        "fit": LABEL_FIT}))
+                        "fit": LABEL_FIT, "size": cell_px * LABEL_SIZE}))
 
 
 def _strength(traces: list[dict], side: str, units: Sequence, centres: Mapping[str, Point],

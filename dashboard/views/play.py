@@ -16,14 +16,13 @@ import sqlite3
 import streamlit as st
 
 from warlog.dashboard import (board, board_click, bot_runner, data, play_clicks, play_panels,
-                              play_session, play_start)
+                              play_session, play_start, table_registry)
 from warlog.dashboard.data import markdown_text as md
 from warlog.dashboard.play_session import DiceNeeded, GameMovedOn, PlayError, Seat, Table
 from warlog.engine import analysis, reach
 from warlog.engine.flow import phase_name
 from warlog.events.ids import check_id
 from warlog.events.replay_input import short_repr
-from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.events.store import StoreError
 
 BOT_POLL = 0.5  # seconds between two looks at a bot's progress
@@ -35,14 +34,22 @@ FOLLOW_POLL = 2.0  # seconds between two looks at the store for others' moves
 
 def _table(path: str, game: str) -> Table:
     """The open table of ``game``, kept across reruns (a pending order lives in it), read again
-    if anyone appended meanwhile."""
+    if anyone appended meanwhile. Its store's connection is the session's: given back when the
+    session ends (dashboard/table_registry.py), opened again if the session comes back."""
     held = st.session_state.get("play_table")
     token = st.session_state.get("play_seat_token")
     if held is None or held[0] != (path, game, token):
-        store = SQLiteEventStore(path, check_same_thread=False)
-        held = ((path, game, token), Table(store, game, token))
+        if held is not None:
+            held[1].recorder.store.close()  # the table it replaces
+        store = table_registry.SessionStore(path)
+        try:
+            held = ((path, game, token), Table(store, game, token))
+        except BaseException:
+            store.close()
+            raise
         st.session_state["play_table"] = held
     table = held[1]
+    table_registry.hold(table.recorder.store)
     if table.refresh():
         st.session_state.pop("play_offer", None)
     return table

@@ -11,6 +11,7 @@ for its dice lives only there until its dice are given).
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 
 import streamlit as st
@@ -19,7 +20,7 @@ from warlog.dashboard import (board, board_click, bot_runner, data, play_clicks,
                               play_session, play_start, table_registry)
 from warlog.dashboard.data import markdown_text as md
 from warlog.dashboard.play_session import DiceNeeded, GameMovedOn, PlayError, Seat, Table
-from warlog.engine import analysis, reach
+from warlog.engine import reach
 from warlog.engine.flow import phase_name
 from warlog.events.ids import check_id
 from warlog.events.replay_input import short_repr
@@ -151,11 +152,14 @@ def _board_clicked(table: Table) -> None:
 
 
 def _order_buttons(table: Table, orders, prefix: str) -> None:
-    """A button an order, keyed by the board it was drawn with: a click on a button of an
-    earlier board is refused as moved on (``_stale``), never given in a later phase."""
+    """A button an order, keyed by the board it was drawn with and by the order itself: a
+    click on a button of an earlier board is refused as moved on (``_stale``), never given in
+    a later phase, and a button drawn for one unit never gives another unit's order that a
+    later run put in its place (a new unit selected, no event between)."""
     seen = table.last_seq()
     for i, order in enumerate(orders):
-        st.button(md(table.label(order)), key=f"{prefix}_{seen}_{i}", on_click=_give,
+        mark = hashlib.blake2b(order.model_dump_json().encode(), digest_size=4).hexdigest()
+        st.button(md(table.label(order)), key=f"{prefix}_{seen}_{i}_{mark}", on_click=_give,
                   args=(table, order, seen), use_container_width=True)
 
 

@@ -129,7 +129,7 @@ def _move_one_unit(page, side: str) -> None:
 
     wait_until(click_cell, lambda: "a click on a cell the unit may move to did nothing")
     if page.get_by_text("That click offers").count():
-        page.locator(".st-key-play_offer_0 button").click()
+        page.locator("[class*='st-key-play_offer_'] button").first.click()
     page.wait_for_function(f"([side, before]) => ({UNITS_AT})(side) !== before",
                            arg=[side, before])
 

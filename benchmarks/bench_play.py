@@ -3,9 +3,10 @@
 Run: ``.venv/bin/python benchmarks/bench_play.py`` (a few minutes on 2 cores); ``--quick`` for a
 smoke run at tiny counts (its figures are not the targets'); ``--no-browser`` leaves out the
 chromium parts; ``--profile`` profiles the slowest server part even when every target is met;
-``--only first-board``, ``--only replay-board``, ``--only repaint`` or ``--only shared-server``
-runs one browser part alone (target 3 on Play, target 3 on Replay, target 2, target 5; a minute or
-two instead of several, when working on it; target 5 takes longer: its bot games play to the end);
+``--only first-board``, ``--only replay-board``, ``--only repaint``, ``--only shared-server`` or
+``--only bot-turn`` runs one browser part alone (target 3 on Play, target 3 on Replay, target 2,
+target 5, target 6; a minute or two instead of several, when working on it; target 5 takes
+longer: its bot games play to the end);
 ``--help`` prints this.
 
 Targets, each printed against its figure in one table at the end (measure, figure, target,
@@ -69,6 +70,14 @@ verdict), detail tables before it:
    link in its own tab and set playing "at once" as a player does it (so the server runs them:
    dashboard/bot_runner.py); the person's tab clicked as in target 2 meanwhile, then every bot
    tab waited for until it shows its game's end (``--quick``: levels 1 and 2).
+6. **A bot's whole turn on the board within 1 s of the player's last order, p50**: a fresh
+   server, a One Hour Wargames game (ancients-river-crossing, red a person, blue the tactician)
+   opened by its link in a 1400x900 tab, the bots' pace "at once"; the person clicks "end
+   phase" and the time runs from the click after which the bot is to act to the header showing
+   red to act again with blue's units drawn where the store has them (the board's
+   ``g[data-role="units"][data-side="blue"]`` ``data-at``, computed from the store just after
+   the header turned). N = 10 turns (``--quick``: 3), p50 / p95, the bot's orders a turn; the
+   server's first bot turn (the worker pool's start, the pace set on it) printed apart.
 
 The game: the Portable Wargame's "portable-issus" (the longest bundled games: about 1,100 events
 when aggressive meets cautious), started as the Play page starts it (``play_session.start``, red a
@@ -128,7 +137,8 @@ SEED = 1
 TARGETS = {"click_ms": 250.0, "repaint_ms": 500.0, "first_board_s": 3.0, "tactician_s": 1.0}
 FULL = {"clicks": 60, "reruns": 40, "repaints": 30, "loads": 8, "replays": 8, "decisions": None}
 QUICK = {"clicks": 4, "reruns": 3, "repaints": 3, "loads": 2, "replays": 2, "decisions": 8}
-ONLY = ("first-board", "replay-board", "repaint", "shared-server")  # --only's choices: one browser part alone
+# --only's choices: one browser part alone
+ONLY = ("first-board", "replay-board", "repaint", "shared-server", "bot-turn")
 CHROMIUM = "/usr/bin/chromium"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -729,6 +739,175 @@ def shared_rows(shared: dict[int, dict[str, Any]]) -> tuple[RichTable, list[tupl
     return table, rows
 
 
+# -- 6. a bot's whole turn on the board -----------------------------------------------------------
+
+BOT_SCENARIO = "ancients-river-crossing"  # One Hour Wargames: red a person, blue the tactician
+BOT_TURN_TARGET_S = 1.0  # the player's last order to the bot's whole turn drawn, p50
+BOT_TURNS = {"full": 10, "quick": 3}
+HEADER = """() => { const e = Array.from(document.querySelectorAll('p'))
+    .find(p => p.innerText.includes('to act:')); return e ? e.innerText : ''; }"""
+# The person's side to act again, in a header other than the one the click was made under, and
+# the board's blue units where the store says they are (the bot's orders drawn).
+AT_ONCE_UNSET = """() => { const r = document.querySelector('.st-key-play_pace input[type=radio]');
+    return !!r && !r.checked; }"""  # the first pace is "at once"
+END_PHASE = """() => Array.from(document.querySelectorAll('button'))
+    .some(b => b.innerText.trim().startsWith('end phase'))"""
+TURN_BACK = """([before, at]) => { const h = (%s)(); const g = document.querySelector(
+        'svg[data-board="live"] g[data-role="units"][data-side="blue"]');
+    return h.includes('to act: red (Red)') && h !== before && !!g
+        && (at === null || g.dataset.at === at); }""" % HEADER
+
+
+def bot_turn_db(tmp: Path, games: int) -> Path:
+    """Games of BOT_SCENARIO, red a person ("Red"), blue the tactician, red to act first."""
+    db = tmp / "bot-turn.db"
+    scenario = load_scenario(BOT_SCENARIO)
+    with SQLiteEventStore(db) as store:
+        for i in range(games):
+            play_session.start(store, scenario, game_id=f"bot-turn-{i + 1}", seed=SEED + i,
+                               played="2026-12-01", seats={"red": Seat.person("Red"),
+                                                           "blue": Seat.of_bot("tactician")})
+    return db
+
+
+def blue_at(db: Path, game: str) -> tuple[str | None, bool, int]:
+    """Where the store puts blue's units on the board (the board's data-at), whether the game
+    has ended, and how many orders the bot has given so far."""
+    with SQLiteEventStore(db) as store:
+        table = Table(store, game)
+        html_ = board_click.board_html(board.board_spec(table.state, width_px=board.PAGE_PX),
+                                       board.PAGE_PX)
+        bots = sum(e["kind"] == "order_given" and e.get("by") == "tactician" for e in table.events)
+    found = re.search(r'<g data-role="units" data-side="blue" data-at="([^"]*)"', html_)
+    return (html.unescape(found.group(1)) if found else None), table.state.ended, bots
+
+
+def one_bot_turn(page, db: Path, game: str) -> tuple[float, int, int] | None:
+    """End the person's phases until the bot has played: seconds from the click on "end phase"
+    after which the bot was to act to the person's side to act again with blue's units drawn
+    where the store has them; the bot's orders in that turn, and the clicks lost. None: the
+    game ended. Where the page offers the pace and "at once" is not chosen, it is chosen (and
+    a run already under way at another pace paused and let play on), as a player does it."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    lost = 0
+    while True:
+        page.wait_for_function(f"() => ({HEADER})().includes('to act: red (Red)') || "
+                               f"({GAME_ENDED})()", polling=20)
+        if page.evaluate(GAME_ENDED):
+            return None
+        before = page.evaluate(HEADER)
+        _, _, orders = blue_at(db, game)
+        page.wait_for_function(END_PHASE, polling=20)
+        start = time.perf_counter()
+        page.locator("button", has_text="end phase").first.click()
+        try:
+            page.wait_for_function(f"h => ({HEADER})() !== h || ({GAME_ENDED})()", arg=before,
+                                   polling=20, timeout=20_000)
+        except PlaywrightTimeout:
+            lost += 1
+            continue
+        # read without waiting: the pace is gone from the page as soon as the bot's turn is
+        if page.evaluate(AT_ONCE_UNSET):
+            page.locator(".st-key-play_pace").get_by_text("at once", exact=True).click()
+            page.wait_for_function(IDLE, polling=20)
+            if page.evaluate(BUTTON, "Pause the bots"):  # under way at another pace
+                page.get_by_role("button", name="Pause the bots", exact=True).click()
+                page.wait_for_function(f"() => ({BUTTON})('Let the bots play on') || "
+                                       f"({HEADER})().includes('to act: red (Red)')", polling=20)
+                if page.evaluate(BUTTON, "Let the bots play on"):
+                    page.get_by_role("button", name="Let the bots play on", exact=True).click()
+        page.wait_for_function(f"() => ({HEADER})().includes('to act: red (Red)') || "
+                               f"({GAME_ENDED})()", polling=20)
+        if page.evaluate(GAME_ENDED):
+            return None
+        at, _, now = blue_at(db, game)
+        page.wait_for_function(TURN_BACK, arg=[before, at], polling=20)
+        if now > orders:  # the bot played between the click and now
+            return time.perf_counter() - start, now - orders, lost
+
+
+def bot_turn_part(tmp: Path, turns: int, progress: Progress) -> dict[str, Any]:
+    """A fresh server, a game opened by its link in a 1400x900 tab, then ``turns`` bot turns
+    at the pace "at once", the person ending their phases (a game that ends: the next one).
+    The server's first bot turn is timed apart: it pays the worker pool's start if nothing
+    started it earlier, and the pace is set on it as a player sets it (the pace is offered on
+    the bot's turn only, and the page starts the bot at its default pace)."""
+    from playwright.sync_api import sync_playwright
+
+    os.environ["XDG_CONFIG_HOME"] = str(tmp / "xdg-config")
+    os.environ["XDG_CACHE_HOME"] = str(tmp / "xdg-cache")
+    db = bot_turn_db(tmp, 1 + turns)
+    proc, url, _ = start_server(db, tmp)
+    out: dict[str, Any] = {"turns": [], "orders": [], "lost": 0, "first": None,
+                           "first_orders": 0, "load": [os.getloadavg()[0]], "exceptions": 0}
+    task = progress.add_task(f"a bot's whole turn, at once: 1 + {turns}", total=turns + 1)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=SHARED_ARGS,
+                                        timeout=LIMIT_S * 1000)
+            context = browser.new_context(viewport={"width": 1400, "height": 900})
+            games = iter(range(1, turns + 2))
+            page, game = None, ""
+            while len(out["turns"]) < turns:
+                if page is None:
+                    game = f"bot-turn-{next(games)}"
+                    page = context.new_page()
+                    page.set_default_timeout(LIMIT_S * 1000)
+                    page.goto(f"{url}/play?play={game}")
+                turn = one_bot_turn(page, db, game)
+                if turn is None:  # the game ended: the next one
+                    out["exceptions"] += errors(page)
+                    page.close()
+                    page = None
+                    continue
+                if out["first"] is None:
+                    out["first"], out["first_orders"] = turn[0], turn[1]
+                else:
+                    out["turns"].append(turn[0])
+                    out["orders"].append(turn[1])
+                out["lost"] += turn[2]
+                progress.advance(task)
+            if page is not None:
+                out["exceptions"] += errors(page)
+            out["load"].append(os.getloadavg()[0])
+            browser.close()
+    finally:
+        stop_server(proc)
+    return out
+
+
+def bot_turn_rows(r: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """The bot turn's summary rows: its p50 against the target, the server's first turn."""
+    p50 = statistics.median(r["turns"])
+    ok = p50 <= BOT_TURN_TARGET_S and r["exceptions"] == 0
+    load = " -> ".join(f"{x:.1f}" for x in r["load"])
+    return [(f"a bot's whole turn at once ({BOT_SCENARIO}, tactician), the last order to the "
+             "board, wall p50",
+             f"{p50:.2f} s (p95 {pct(r['turns'], 95):.2f}; {len(r['turns'])} turns of "
+             f"{cell(r['orders'])} bot orders p50 / p95; clicks lost {r['lost']}; load {load})",
+             f"<= {BOT_TURN_TARGET_S:g} s", verdict(ok)),
+            ("  a fresh server's first bot turn (the pace set on it; pays the pool's start)",
+             f"{r['first']:.2f} s ({r['first_orders']} bot orders)", "", "")]
+
+
+def bot_turn_only(quick: bool) -> int:
+    """``--only bot-turn``: a bot's whole turn at the pace "at once", nothing else."""
+    if not Path(CHROMIUM).exists():
+        console.print(f"{CHROMIUM} is missing (apt-get install -y chromium)")
+        return 1
+    with tempfile.TemporaryDirectory(prefix="warlog-bench-play-") as tmp_name:
+        with Progress(console=console) as progress:
+            r = bot_turn_part(Path(tmp_name), BOT_TURNS["quick" if quick else "full"], progress)
+    summary = RichTable(title="a bot's whole turn on the board")
+    for col in ("measure", "figure", "target", "verdict"):
+        summary.add_column(col)
+    for row in bot_turn_rows(r):
+        summary.add_row(*row)
+    console.print(summary)
+    return 0
+
+
 # -- 4. the tactician in every rule system -------------------------------------------------------
 
 
@@ -920,6 +1099,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{platform.python_version()}, Streamlit {version('streamlit')}, plotly "
                   f"{version('plotly')}" + ("; --quick: small counts, not the targets' figures"
                                             if quick else ""))
+    if only == "bot-turn":
+        return bot_turn_only(quick)
     if only == "shared-server":
         return shared_only(counts, SHARED_QUICK_LEVELS if quick else SHARED_LEVELS)
     if only is not None:
@@ -947,6 +1128,8 @@ def main(argv: list[str] | None = None) -> int:
             browser = browser_part(dbs, tmp, counts, progress) if with_browser else None
             shared = (shared_part(tmp, counts, SHARED_QUICK_LEVELS if quick else SHARED_LEVELS,
                                   progress) if with_browser else None)
+            bot_turn = (bot_turn_part(tmp, BOT_TURNS["quick" if quick else "full"], progress)
+                        if with_browser else None)
             bots = tactician_part(counts["decisions"], quick, progress)
 
         # detail: the click, server side
@@ -1046,6 +1229,13 @@ def main(argv: list[str] | None = None) -> int:
         else:
             rows.append(("a click's repaint beside bot games on the server",
                          "not run (--no-browser or no chromium)", "", "skipped"))
+        if bot_turn is not None:
+            turn_rows = bot_turn_rows(bot_turn)
+            rows.extend(turn_rows)
+            missed.extend(row[0] for row in turn_rows[:1] if row[3] != "pass")
+        else:
+            rows.append(("a bot's whole turn at once", "not run (--no-browser or no chromium)",
+                         "", "skipped"))
 
         tt = RichTable(title="tactician decisions, CPU ms (tactician against tactician, every "
                              "bundled scenario, seeds " + ", ".join(map(str, TACTICIAN_SEEDS)) + ")")

@@ -7,8 +7,10 @@ lost, the server at 89% CPU. A bot's decision is pure Python, so its thread hold
 GIL, and the page's script runs between its slices. So a decision is made in another process:
 a small pool (``concurrent.futures.ProcessPoolExecutor``, the ``spawn`` start method: a
 Streamlit server is threaded, and forking a threaded process may copy a held lock), at most
-``os.cpu_count()`` workers, started lazily on the first bot order of a server process, shut
-down with it, its workers lowered in priority (``os.nice``) so that the server's page work
+``os.cpu_count()`` workers, started when a page opens a game with a bot seat (``warm``: a
+spawned worker takes a second or more to start and import the engine, which the bot's first
+turn would otherwise wait for) or else on the first bot order of a server process, shut down
+with it, its workers lowered in priority (``os.nice``) so that the server's page work
 goes first when the cores are busy.
 
 The unit of work is one order, not a whole run: ``play_one`` reads the game, lets the bot of
@@ -41,7 +43,7 @@ from warlog.events.sqlite_store import SQLiteEventStore
 NICE = 10  # how much lower the workers' priority is than the server's
 KEEP_TABLES = 16  # the games a worker keeps open between two of their orders
 
-__all__ = ["BrokenProcessPool", "Step", "play_one", "step", "shutdown"]
+__all__ = ["BrokenProcessPool", "Step", "play_one", "step", "shutdown", "warm"]
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,12 @@ def play_one(path: str, game: str) -> Step:
         raise
 
 
+def ready() -> int:
+    """Nothing but the worker's process id: a task that makes the pool start its workers (they
+    import this module, the engine and the store on their way)."""
+    return os.getpid()
+
+
 def _lower_priority() -> None:
     try:
         os.nice(NICE)
@@ -114,6 +122,7 @@ def _lower_priority() -> None:
 
 _POOL: ProcessPoolExecutor | None = None
 _POOL_LOCK = threading.Lock()
+_WARMED: ProcessPoolExecutor | None = None  # the pool ``warm`` has started the workers of
 
 
 def _pool() -> ProcessPoolExecutor:
@@ -152,6 +161,23 @@ def step(path: str, game: str) -> Step:
     except BrokenProcessPool:
         _drop(pool)
         raise
+
+
+def warm() -> None:
+    """Start the workers now, without waiting for them (a page calls this when it opens a game
+    with a bot seat, on every rerun: only a pool's first call does anything). The pool starts
+    its workers on its first task, so a no-op task is sent; a broken pool is left for
+    ``step`` to drop."""
+    global _WARMED
+    pool = _pool()
+    with _POOL_LOCK:
+        if _WARMED is pool:
+            return
+        _WARMED = pool
+    try:
+        pool.submit(ready)
+    except (BrokenProcessPool, RuntimeError):  # broken, or the server is ending: step says so
+        pass
 
 
 def shutdown() -> None:

@@ -26,7 +26,7 @@ from warlog.events.ids import check_id
 from warlog.events.replay_input import short_repr
 from warlog.events.store import StoreError
 
-BOT_POLL = 0.5  # seconds between two looks at a bot's progress
+BOT_POLL = 0.5  # seconds between two looks at a bot's progress (each waits most of it for the end)
 FOLLOW_POLL = 2.0  # seconds between two looks at the store for others' moves
 
 
@@ -365,8 +365,13 @@ def _bot_panel(path: str, table: Table, seat: Seat) -> None:
     if table.linked and table.holds is None and _links_of(game) is None:
         st.caption("This page watches: the bots play at the pace the players set.")
         return
-    pace = st.radio("Bots play", list(bot_runner.PACES), index=1, horizontal=True,
-                    key="play_pace")
+    # The pace is offered on the bots' turn only: kept apart from its widget, whose value
+    # Streamlit forgets in the person's turns, so that "at once" stays "at once".
+    paces = list(bot_runner.PACES)
+    kept = st.session_state.get("play_bots_pace")
+    pace = st.radio("Bots play", paces, index=paces.index(kept) if kept in paces else 1,
+                    horizontal=True, key="play_pace")
+    st.session_state["play_bots_pace"] = pace
     if running:
         st.button("Pause the bots", key="play_bot_stop", on_click=bot_runner.stop,
                   args=(path, game))
@@ -383,16 +388,33 @@ def _bot_panel(path: str, table: Table, seat: Seat) -> None:
 
 
 def _watch(path: str, table: Table) -> None:
-    """Follow the game without a click: a fragment looks at the store (twice a second while a
-    bot plays, every two seconds otherwise) and reruns the page when anyone appended (a bot, the
-    other seat's browser, the command line), showing the bots' progress meanwhile."""
+    """Follow the game without a click: a fragment looks at the store (every BOT_POLL while a
+    bot plays, every FOLLOW_POLL otherwise) and reruns the page when anyone appended (a bot, the
+    other seat's browser, the command line), showing the bots' progress meanwhile.
+
+    A game with a bot seat starts the bots' worker processes as soon as it is open (they take a
+    second or more to start), not on the bot's first order. The page's run that started a run
+    waits for its end (most of BOT_POLL: a fast bot's whole turn) and reruns at once, rather
+    than on the fragment's next tick (the ticks never wait: a tick that waited would hold
+    this page's clicks, and under load the ticks would follow each other); and at the pace "at
+    once" an order appended is not shown on its own (each rerun of the page costs what the
+    bot's whole turn does) unless the bot is still thinking over the next one (a slow bot's
+    progress)."""
     game = table.game_id
+    bot_wait = BOT_POLL * 0.8  # the run's end waited for in the page's run, at most
+    if any(Seat.of_player(name).bot for name in table.state.players.values()):
+        bot_runner.bot_pool.warm()
     run = bot_runner.current(path, game)
     running = run is not None and not run.done
+
+    inline = [True]  # the fragment's first call, in the page's own run (its ticks: False)
 
     @st.fragment(run_every=BOT_POLL if running else FOLLOW_POLL)
     def watcher() -> None:
         now = bot_runner.current(path, game)
+        if running and now is not None and inline[0]:
+            now.wait(bot_wait)  # only here: a tick that waited would hold the page's clicks
+        inline[0] = False
         if now is not None and not now.done:
             st.caption(f"Bots: {now.orders} order{'s' if now.orders != 1 else ''} played since "
                        f"they began · thinking for {now.thinking_for():.1f} s")
@@ -400,7 +422,9 @@ def _watch(path: str, table: Table) -> None:
             moved = table.recorder.store.last_seq(game) != table.events[-1]["seq"]
         except (StoreError, sqlite3.Error):
             moved = False
-        if moved or (running and now is not None and now.done):
+        whole_turn = (now is not None and not now.done and now.pace == "at once"
+                      and now.thinking_for() < bot_wait)
+        if (moved and not whole_turn) or (running and now is not None and now.done):
             st.rerun(scope="app")
 
     watcher()

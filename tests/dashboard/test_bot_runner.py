@@ -197,3 +197,28 @@ def test_a_workers_game_is_the_one_played_in_this_process(tmp_path):
 def test_an_unknown_pace_is_refused():
     with pytest.raises(PlayError, match="pace is one of"):
         bot_runner.start("x.db", "g", "slowly")
+
+
+def test_warm_starts_the_workers_before_the_first_order(tmp_path):
+    """A page that opens a bot game calls warm(): a worker starts then (a spawned worker takes
+    a second or more), before any order, and the first order is decided in that pool."""
+    bot_pool.shutdown()
+    assert bot_pool._POOL is None
+    bot_pool.warm()
+    bot_pool.warm()  # every rerun of the page calls it: one pool, one warming task
+    pool = bot_pool._POOL
+    assert pool is not None
+
+    def started() -> bool:
+        return bool(pool._processes) and all(p.is_alive() for p in pool._processes.values())
+
+    wait_until(started, lambda: "warm() started no worker")
+    path = str(tmp_path / "warm.db")
+    game = new_game(path, Seat.person("Red"), Seat.of_bot("tactician"), "warm-1")
+    with SQLiteEventStore(path) as store:
+        table = Table(store, game)
+        while not table.seat_to_act.bot:  # red ends its phases: the bot is to act
+            table.give(table.choices(None).side[0])
+    run = bot_runner.start(path, game, "at once")
+    assert run.wait(LIMIT) and run.error is None
+    assert bot_pool._POOL is pool and run.worker_pid in pool._processes  # the warmed pool

@@ -260,6 +260,13 @@ def markdown_text(text: str) -> str:
     return _MARKDOWN.sub(r"\\\1", joined)
 
 
+def code_span(text: str) -> str:
+    """An id, a path or an address as a Markdown code span (nothing in one is read as markup,
+    nor linked), or escaped text when it holds a backtick that would end the span early."""
+    text = " ".join(str(text).splitlines())
+    return f"`{text}`" if "`" not in text and text.strip() else markdown_text(text)
+
+
 def upload_refusal(key: str, events: list[Event]) -> str | Pending | None:
     """Why an uploaded file may not be shown: it does not re-derive from its own orders and
     dice (an edited die, even with its hash chain recomputed). A file that merely stops inside

@@ -12,6 +12,7 @@ from typing import Any
 
 import streamlit as st
 
+from warlog.dashboard.data import code_span
 from warlog.dashboard.data import markdown_text as md
 from warlog.dashboard.play_feed import Entry
 from warlog.dashboard.play_session import Table
@@ -19,12 +20,6 @@ from warlog.engine import analysis
 from warlog.engine.state import GameState
 from warlog.events import seat_links
 from warlog.events.store import StoreError
-
-def code(text: str) -> str:
-    """``text`` for inside a Markdown code span (shown as written there: no markup, no link);
-    only a backtick could end the span early, and a line break the paragraph."""
-    return " ".join(str(text).replace("`", "'").splitlines())
-
 
 SHOWN = 8  # entries the list shows; the Replay page has every step
 FEED_PX = 300  # the list's height: it scrolls, the board stays where it is
@@ -50,7 +45,7 @@ def _entry(entry: Entry, newest: bool) -> None:
         if entry.rules:
             with st.expander("The rules behind it"):
                 for rid, text in entry.rules:
-                    st.caption(f"`{code(rid)}` {md(text)}")
+                    st.caption(f"{code_span(rid)} {md(text)}")
     else:
         st.markdown(title)
         if entry.lines:
@@ -100,9 +95,9 @@ def seat_line(table: Table, token: str | None, links: dict[str, str] | None) -> 
     base = f"{st.context.url.split('?')[0]}" if st.context.url else "/play"
     with st.expander("Seat links: send each player theirs", expanded=True):
         for side, secret in links.items():
-            link = f"{code(base)}?play={code(table.game_id)}"
-            st.markdown(f"**{side}**: `{link}&seat={code(secret)}`")
-        st.markdown(f"**Watch**: `{code(base)}?play={code(table.game_id)}`")
+            link = f"{base}?play={table.game_id}&seat={secret}"
+            st.markdown(f"**{side}**: {code_span(link)}")
+        st.markdown(f"**Watch**: {code_span(f'{base}?play={table.game_id}')}")
         st.caption("A seat link is private: whoever holds it gives that side's orders. "
                    "Open yours (here or in another browser); keep the others' to send. "
                    "Sent to the wrong person? Replace it: the old link stops working at once.")

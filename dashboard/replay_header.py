@@ -20,13 +20,6 @@ from warlog.engine.rules import catalogue
 Event = dict[str, Any]
 
 
-def code(text: str) -> str:
-    """An id or a path as a Markdown code span (nothing in one is read as markup), or escaped
-    text when it holds a backtick that would end the span."""
-    text = " ".join(str(text).splitlines())
-    return f"`{text}`" if "`" not in text and text.strip() else data.markdown_text(text)
-
-
 def header(tl, events: list[Event]) -> None:
     """Title, sides, and the scenario folded away: short, so that the board below is in sight
     at 1280×800. Not the result: a reader is told the end at the last step (``result``)."""
@@ -42,7 +35,7 @@ def header(tl, events: list[Event]) -> None:
     year = f" · {scenario.year}" if scenario.year is not None else ""
     st.markdown(f"{sides} · {md(scenario.grid.kind)} grid {scenario.grid.width}×"
                 f"{scenario.grid.height} · {md(analysis.system_name(final))}{md(year)} · game "
-                f"{code(final.game)}")
+                f"{data.code_span(final.game)}")
     identity = st.session_state.get("game_identity", "")
     line = data.verified_line(identity, events)
     failed = failure(line)
@@ -112,5 +105,5 @@ def options_text(options: dict[str, Any]) -> str:
         rule = rules.get(name)
         mark = "⚖️ " if rule is not None and rule.interpretation else ""
         shown = str(value).lower() if isinstance(value, bool) else str(value)
-        parts.append(f"{mark}{code(name)} = {data.markdown_text(shown)}")
+        parts.append(f"{mark}{data.code_span(name)} = {data.markdown_text(shown)}")
     return " · ".join(parts)

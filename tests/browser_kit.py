@@ -32,6 +32,13 @@ def free_port() -> int:
 def streamlit_server(db: Path, tmp: Path) -> Iterator[str]:
     """The dashboard served over ``db``; its address. Stopped (by its pid) however the block
     ends; its output kept in ``tmp``/streamlit.log and shown if it does not start."""
+    with streamlit_process(db, tmp) as (_, url):
+        yield url
+
+
+@contextmanager
+def streamlit_process(db: Path, tmp: Path) -> Iterator[tuple[subprocess.Popen, str]]:
+    """``streamlit_server``, with its process (a test that reads the server's own /proc)."""
     port = free_port()
     env = {**os.environ, "WARLOG_DB": str(db), "HOME": str(tmp)}
     log_path = tmp / "streamlit.log"
@@ -54,7 +61,7 @@ def streamlit_server(db: Path, tmp: Path) -> Iterator[str]:
                 return False
 
         wait_until(healthy, lambda: f"streamlit did not start: {log_path.read_text()}")
-        yield url
+        yield proc, url
     finally:
         proc.terminate()
         try:

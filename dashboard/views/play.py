@@ -221,8 +221,7 @@ def _header(table: Table) -> None:
             f" ({md(seat.name)})"
         where += f" · {state.side or 'both sides'} {phase_name(state.phase)} · " \
                  f"to act: {state.to_act}{who}"
-    game = play_panels.code(table.game_id)
-    st.markdown(f"**{md(state.scenario.title)}** · `{game}` · {where}")
+    st.markdown(f"**{md(state.scenario.title)}** · {data.code_span(table.game_id)} · {where}")
 
 
 def _settle_selection(table: Table) -> str | None:

@@ -73,7 +73,7 @@ def choose_source() -> tuple[str, list[Event]] | str | None:
             games = data.list_games(path)
         except (StoreError, sqlite3.Error) as exc:  # a missing folder, a file that is no database
             return f"Cannot open the database {path}: {exc}"
-        st.sidebar.caption(f"Database: {replay_header.code(path)} · {len(games)} games")
+        st.sidebar.caption(f"Database: {data.code_span(path)} · {len(games)} games")
         if not games:
             return f"There are no games in {path}."
         by_id = {g["id"]: g for g in games}

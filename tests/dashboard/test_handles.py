@@ -15,14 +15,11 @@ from __future__ import annotations
 
 import collections
 import os
-import subprocess
-import sys
-import urllib.request
 from pathlib import Path
 
 import pytest
-from browser_kit import ROOT, chromium, free_port, new_page
-from waits import LIMIT, wait_until
+from browser_kit import chromium, new_page, streamlit_process
+from waits import wait_until
 
 from warlog.dashboard.play_session import Seat, start
 from warlog.engine.scenario import load_scenario
@@ -65,31 +62,6 @@ def _database(db: Path) -> list[str]:
                 for i in range(GAMES)]
 
 
-def _server(db: Path, tmp: Path) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    log = (tmp / "streamlit.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env={**os.environ, "WARLOG_DB": str(db), "HOME": str(tmp)},
-        stdout=log, stderr=subprocess.STDOUT)
-    log.close()
-    url = f"http://127.0.0.1:{port}"
-
-    def healthy() -> bool:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit did not start: {(tmp / 'streamlit.log').read_text()}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=LIMIT) as r:
-                return r.status == 200
-        except OSError:
-            return False
-
-    wait_until(healthy, "streamlit did not start")
-    return proc, url
-
-
 def _visit(browser, url: str, games: list[str]) -> None:
     """Open a Play page on each game at once, wait until each shows its table, close them."""
     pages = [new_page(browser, 1200, 900, own_context=True) for _ in games]
@@ -104,8 +76,7 @@ def _visit(browser, url: str, games: list[str]) -> None:
 def test_fifty_play_sessions_leave_no_descriptor_behind(tmp_path):
     db = tmp_path / "handles.db"
     games = _database(db)
-    proc, url = _server(db, tmp_path)
-    try:
+    with streamlit_process(db, tmp_path) as (proc, url):
         with chromium(tmp_path) as browser:
             _visit(browser, url, games[:1])  # the server's own first-use files, then measured
             wait_until(lambda: not any(k.startswith("db") and k != "db-shm"
@@ -128,12 +99,5 @@ def test_fifty_play_sessions_leave_no_descriptor_behind(tmp_path):
             wait_until(back, lambda: f"the server's descriptors did not come back after "
                                      f"{SESSIONS} sessions: before {dict(before)}, during "
                                      f"{dict(during)}, now {dict(descriptors(proc.pid, db))}")
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=LIMIT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=LIMIT)
     log = (tmp_path / "streamlit.log").read_text()
     assert "Traceback" not in log, log

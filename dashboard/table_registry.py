@@ -18,8 +18,10 @@ A session may come back (a network blip: Streamlit resumes it, session state and
 table must work again, with the order that waits for its dice. So a ``SessionStore`` opens its
 connection again when it is next used after being released, and the page holds it again on its
 next run. The connection is used by one thread at a time (a session's runs, its callbacks and
-its fragment follow one another), but released from the server's own thread: the release
-takes a lock and only ever closes, and SQLite finishes a statement in flight before it lets go.
+its fragment follow one another), but released from the server's own thread, possibly while
+the session's last run still reads: the release takes a lock and only ever closes, and the
+connection is shared (events/sqlite_shared.py), so the close waits for the statement step in
+flight and the run then gets a closed store's error, never a crash of the server.
 """
 
 from __future__ import annotations

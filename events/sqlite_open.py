@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from warlog.events.sqlite_guard import Bounded, altered_rows, findings, limit_error, ran_past
+from warlog.events.sqlite_shared import SharedConnection
 from warlog.events.sqlite_schema import create_schema
 from warlog.events.store import StoreError
 
@@ -125,7 +126,7 @@ def _connect(path: str, timeout: float, check_same_thread: bool,
         target, uri = f"{Path(path).absolute().as_uri()}?{_MODES[mode]}", True
     try:
         return sqlite3.connect(target, timeout=timeout, check_same_thread=check_same_thread,
-                               uri=uri, factory=Bounded)
+                               uri=uri, factory=Bounded if check_same_thread else SharedConnection)
     except sqlite3.Error as exc:  # e.g. its folder does not exist
         raise StoreError(f"{path}: cannot open the database ({exc})") from None
 

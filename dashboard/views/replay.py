@@ -330,6 +330,15 @@ def win_probability(key: str, step: analysis.Step, events: list[Event], clicked)
                     **clicked("winprob"))
 
 
+def board_share(width_cells: int) -> list[float]:
+    """The board's and the narrative's shares of the page's width. Three fifths holds a board
+    12 cells wide readable at 1280x800 (ids >= 10 px, pips >= 6 px); a wider board gets the
+    share that keeps its cells as large (7/10 for the bundled 14-wide ones), never more than
+    three quarters: the step's controls and story stay beside it."""
+    share = min(0.75, max(0.6, 0.6 * width_cells / 12))
+    return [share, 1 - share]
+
+
 def _describe(state, selected: reach.UnitReach) -> str:
     """reach.describe's text with the unit's id in bold and the rest escaped (it quotes ids
     from the log)."""
@@ -370,7 +379,7 @@ def main() -> None:
     state = tl.state_at(shown)
     # The board first, the controls beside it: at 1280x800 the board's top is on the first
     # screen (above it only the title, the sides and the folded scenario).
-    board_column, narrative = st.columns([3, 2])
+    board_column, narrative = st.columns(board_share(state.grid.width))
     with board_column:
         marks = analysis.highlights(events[step.first : shown + 1], state)
         drawn = st.container()  # the board first on the page, its unit picker below it

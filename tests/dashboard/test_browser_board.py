@@ -1,7 +1,8 @@
 """The board read at arm's length, in Debian's chromium at 1280x800: on the Play and the Replay
-pages the SVG board is as wide as its column, so a counter's id is drawn at least 10 px high
-and its strength pips at least 6 px, without zoom; the board's zoom buttons make it larger,
-and a click on the zoomed (and scrolled) board still selects the unit under the pointer."""
+pages the SVG board is as wide as its column (on Replay a wider board gets a wider column), so a
+counter's id is drawn at least 10 px high and its strength pips at least 6 px, without zoom, on
+boards 12 and 14 cells wide; the board's zoom buttons make it larger, and a click on the zoomed
+(and scrolled) board still selects the unit under the pointer."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 # A Portable Wargame battle: its units show strength pips (One Hour Wargames' show a bar), on
 # one of the bundled boards 12 cells wide.
 SCENARIO = "portable-the-axona"
+WIDEST = "portable-zama"  # 14 cells wide: the widest bundled boards
 BOARD = 'svg[data-board="live"]'
 ID_PX, PIP_PX = 10, 6
 
@@ -42,8 +44,10 @@ def dashboard(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("board")
     db = tmp / "board.db"
     done = play_out("done-1", load_scenario(SCENARIO), seed=1)
+    widest = play_out("done-14", load_scenario(WIDEST), seed=1)
     with SQLiteEventStore(db) as store:
         store.append("done-1", done.events, 0)
+        store.append("done-14", widest.events, 0)
         start(store, load_scenario(SCENARIO), game_id="at-table",
               seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")}, seed=5,
               played="2026-12-06")
@@ -60,13 +64,14 @@ def _assert_readable(page, where: str) -> dict:
     return sizes
 
 
-def test_replay_draws_ids_and_pips_readable_without_zoom(dashboard):
+@pytest.mark.parametrize("game", ["done-1", "done-14"])
+def test_replay_draws_ids_and_pips_readable_without_zoom(dashboard, game):
     url, browser = dashboard
     page = new_page(browser, 1280, 800)
-    page.goto(f"{url}/?game=done-1")
+    page.goto(f"{url}/?game={game}")
     page.wait_for_selector(BOARD)
     page.wait_for_function(SETTLED)  # the charts' run, after the board's, is over
-    _assert_readable(page, "replay")
+    _assert_readable(page, f"replay of {game}")
     no_exception(page)
     page.close()
 

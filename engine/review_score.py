@@ -282,16 +282,19 @@ def largest_remainder(values: Sequence[float], total: int) -> list[int]:
     return floors
 
 
-def headline(parts: Split, side: str) -> str:
+def headline(parts: Split, side: str, ended: bool = True) -> str:
     """One sentence for ``side``: "blue won from 38%: +21 points from the orders, +41 from the
     dice". Start and result are rounded half up and the two parts share their difference by
     largest remainder, so the sentence itself adds up (38 + 21 + 41 = 100). A game that has
-    not ended (its result not 1, 0 or 1/2) "stands at" its last expected score."""
+    not ended (``ended`` False, or its result not 1, 0 or 1/2) "stands at" its last expected
+    score: an unfinished game at exactly 50% has not drawn."""
     parts = seen_by(parts, side)
     start = _half_up(100.0 * parts.start)
     end = _half_up(100.0 * parts.result)
     orders, dice = largest_remainder([100.0 * parts.decisions, 100.0 * parts.dice], end - start)
-    if abs(parts.result - 1.0) <= CHAIN_TOLERANCE:
+    if not ended:
+        outcome = f"stands at {end}% from"
+    elif abs(parts.result - 1.0) <= CHAIN_TOLERANCE:
         outcome = "won from"
     elif abs(parts.result) <= CHAIN_TOLERANCE:
         outcome = "lost from"

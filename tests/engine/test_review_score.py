@@ -194,6 +194,9 @@ def test_the_headline_reads_as_the_brief_says():
         "red drew from 50%: -20 points from the orders, +20 from the dice")
     ongoing = rs.split(_path([0.5, 0.7]))
     assert rs.headline(ongoing, "red").startswith("red stands at 70% from 50%:")
+    level = rs.split(_path([0.6, 0.5]))  # not over, at exactly 50%: not a draw
+    assert rs.headline(level, "red", ended=False).startswith("red stands at 50% from 60%:")
+    assert rs.headline(level, "red").startswith("red drew from 60%:")
 
 
 def test_largest_remainder_keeps_the_sum():

@@ -322,15 +322,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(db: Path, tmp: Path) -> tuple[subprocess.Popen, str, Path]:
+def start_server(db: Path, tmp: Path, *, root: Path = ROOT,
+                 python: str = sys.executable) -> tuple[subprocess.Popen, str, Path]:
+    """A Streamlit server of the dashboard in ``root`` (another checkout, with its own
+    ``python``, for a comparison) over ``db``, answering on a free port."""
     port, log_path = free_port(), tmp / f"streamlit-{db.stem}.log"
     env = {**os.environ, "WARLOG_DB": str(db), "HOME": str(tmp)}
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless",
+            [python, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless",
              "true", "--server.port", str(port), "--server.address", "127.0.0.1",
              "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+            cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + LIMIT_S
     while time.monotonic() < deadline:
         if proc.poll() is not None:

@@ -34,6 +34,7 @@ import os
 import threading
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
@@ -42,6 +43,7 @@ from warlog.events.sqlite_store import SQLiteEventStore
 
 NICE = 10  # how much lower the workers' priority is than the server's
 KEEP_TABLES = 16  # the games a worker keeps open between two of their orders
+STOP_POLL = 0.05  # seconds between two looks at a run's stop while its order waits for a worker
 
 __all__ = ["BrokenProcessPool", "Step", "play_one", "step", "shutdown", "warm"]
 
@@ -144,10 +146,15 @@ def _drop(pool: ProcessPoolExecutor) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
 
 
-def step(path: str, game: str) -> Step:
+def step(path: str, game: str, stop: threading.Event | None = None) -> Step | None:
     """Play one bot order of ``game`` in a worker and wait for it (a run's thread calls this;
     the server's interpreter only waits). Raises what the order raised in the worker, or
-    ``BrokenProcessPool`` if a worker died."""
+    ``BrokenProcessPool`` if a worker died.
+
+    ``stop`` set while the order still waits for a worker (every worker busy with other games'
+    orders) withdraws it and returns None: a player's "Pause the bots" takes at once, not after
+    every order queued before this one (measured: beside eight search-bot games on 2 cores a
+    pause never took within three minutes). An order a worker has begun is finished whole."""
     pool = _pool()
     try:
         future = pool.submit(play_one, path, game)
@@ -157,7 +164,13 @@ def step(path: str, game: str) -> Step:
     except RuntimeError as exc:  # submitted while the pool shuts down (the server is ending)
         raise BrokenProcessPool(str(exc)) from exc
     try:
-        return future.result()
+        while True:
+            if stop is not None and stop.is_set() and future.cancel():
+                return None
+            try:
+                return future.result(timeout=STOP_POLL)
+            except FutureTimeout:
+                continue
     except BrokenProcessPool:
         _drop(pool)
         raise

@@ -67,7 +67,8 @@ class BotRun:
 
     def stop(self) -> None:
         """Ask the run to stop after the order it is deciding (a decision is not cut short:
-        it is either appended whole or not at all)."""
+        it is either appended whole or not at all), or at once if its order still waits for a
+        worker (it is withdrawn)."""
         self._stop.set()
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -79,9 +80,10 @@ class BotRun:
         try:
             while not self._stop.is_set():
                 self.thinking_since = time.monotonic()
-                step = bot_pool.step(self.path, self.game)  # decided and appended in a worker
+                # decided and appended in a worker; None: paused before a worker took it
+                step = bot_pool.step(self.path, self.game, self._stop)
                 self.thinking_since = None
-                if step.reason is None:  # the game is over or a person is to act
+                if step is None or step.reason is None:  # paused, over, or a person to act
                     break
                 self.worker_pid = step.pid
                 self.orders += 1

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import os
 import signal
+from concurrent.futures.process import EXTRA_QUEUED_CALLS
 
 import orjson
 import pytest
@@ -222,3 +223,42 @@ def test_warm_starts_the_workers_before_the_first_order(tmp_path):
     run = bot_runner.start(path, game, "at once")
     assert run.wait(LIMIT) and run.error is None
     assert bot_pool._POOL is pool and run.worker_pid in pool._processes  # the warmed pool
+
+
+def holds_a_worker(release: str) -> None:
+    """A task that keeps its worker until the file ``release`` exists (another game's long
+    search decision, as far as the pool can tell)."""
+    import time
+    from pathlib import Path
+
+    while not Path(release).exists():
+        time.sleep(0.01)
+
+
+def test_a_pause_takes_while_every_worker_is_busy_with_other_games(tmp_path):
+    """Before: a run's order queued behind other games' orders could not be paused until a
+    worker had decided it (beside eight search-bot games on 2 cores a pause never took within
+    three minutes). Now an order no worker has begun is withdrawn."""
+    path = str(tmp_path / "busy.db")
+    game = new_game(path, Seat.of_bot("tactician"), Seat.of_bot("cautious"), "busy-1")
+    before = stored(path, game)
+    release = tmp_path / "release"
+    pool = bot_pool._pool()
+    # every worker, and every slot of the pool's call queue (which holds as many as the
+    # workers and one more: an order there counts as begun), taken by other games' work
+    taken = 2 * pool._max_workers + EXTRA_QUEUED_CALLS
+    blockers = [pool.submit(holds_a_worker, str(release)) for _ in range(taken)]
+    try:
+        run = bot_runner.start(path, game, "at once")
+        wait_until(lambda: run.thinking_for() > 0, "the run's order submitted")
+        bot_runner.stop(path, game)
+        assert run.wait(LIMIT), "the pause waited for the other games' orders"
+        assert not any(b.done() for b in blockers)  # they are still deciding
+        assert run.paused and run.error is None and run.orders == 0
+        assert stored(path, game) == before
+    finally:
+        release.touch()
+        for b in blockers:
+            b.result(timeout=LIMIT)
+    again = bot_runner.start(path, game, "a step at a time")  # let play on: it plays
+    assert again.wait(LIMIT) and again.error is None and again.orders == 1

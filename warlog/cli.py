@@ -433,6 +433,7 @@ def luck_cmd(
 # Commands that live in their own modules (each imports warlog.cli only inside its functions).
 from warlog.odds_cmd import odds  # noqa: E402
 from warlog.study_cmd import analyze, simulate  # noqa: E402
+from warlog.review_cmd import review  # noqa: E402
 from warlog.whatif_cmd import whatif, winprob  # noqa: E402
 
 app.command("simulate")(simulate)
@@ -440,6 +441,7 @@ app.command("analyze")(analyze)
 app.command("odds")(odds)
 app.command("whatif")(whatif)
 app.command("winprob")(winprob)
+app.command("review")(review)
 
 
 if __name__ == "__main__":

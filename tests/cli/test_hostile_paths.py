@@ -194,7 +194,9 @@ def _assert_safe(text: str) -> None:
 @pytest.mark.parametrize("command", [["log", "g"], ["log", "g", "--rules"], ["show", "g"],
                                      ["games"], ["log", "g", "--json"],
                                      ["show", "g", "--json"], ["games", "--json"],
-                                     ["log", "old\x1b[31mgame\u200b"]])
+                                     ["log", "old\x1b[31mgame\u200b"],
+                                     ["review", "g", "--scheduler", "inprocess"],
+                                     ["review", "old\x1b[31mgame\u200b", "--json"]])
 def test_no_control_character_from_a_log_reaches_the_terminal(hostile_game, command):
     """Before: `warlog log` sent a note's ESC [2J (clear the screen) to the terminal as it
     was, `warlog games` a game id's ESC [31m, and ':skull:' in a note printed as an emoji."""
@@ -322,7 +324,8 @@ def _writers(tmp_path: Path, target: Path) -> list[list[str]]:
     return [["simulate", SCENARIO, "--out", str(target)],
             ["simulate", SCENARIO, "-n", "2", "--scheduler", "inprocess", "--out", str(target)],
             ["export", "g", "--out", str(target), "--db", str(db)],
-            ["report", "g", "--out", str(target), "--db", str(db)]]
+            ["report", "g", "--out", str(target), "--db", str(db)],
+            ["review", "g", "--markdown", str(target), "--db", str(db)]]
 
 
 def test_no_writer_replaces_a_node_that_is_not_a_regular_file(tmp_path, node):
@@ -375,6 +378,8 @@ NO_DB = "/nonexistent/w.db"  # where an option passed the old code, it fails at 
     (["whatif", "g", "--playouts", "100001"], "--playouts' / '-n"),
     (["winprob", "g", "--seed", TOO_BIG], "--seed"),
     (["winprob", "g", "--workers", "0"], "--workers"),
+    (["review", "g", "--seed", TOO_BIG], "--seed"),
+    (["review", "g", "--budget", "65"], "--budget"),
     (["new", SCENARIO, "--dice", "seeded", "--seed", str(2**63)], "--seed"),
     (["record", SCENARIO, "--dice", "auto", "--seed", TOO_BIG], "--seed"),
     (["army", "--period", "ancients", "--units", "4", "--seed", TOO_BIG], "--seed"),

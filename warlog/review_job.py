@@ -1,0 +1,79 @@
+"""A game's review at scale: engine.review's search at every decision, run through warlog.jobs
+(in process, a local cluster, or a Dask scheduler elsewhere).
+
+A task is one decision: the game's log (shared by a chunk's tasks, pickled once per chunk), its
+key and the decision's number. Each worker process folds the log once (the positions before
+every decision, kept by key for the next tasks) and copies the position it needs, so a review
+folds the game once per process, not once per decision. Seeds come from the review's seed and
+the position alone (engine/review_expect.sample_seed): the same review, byte for byte, on any
+number of workers, in any grouping.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from warlog.engine import review
+from warlog.engine.evaluator import load_weights
+from warlog.engine.state import GameState
+from warlog.jobs import run_tasks
+
+Event = dict[str, Any]
+_CACHE_SIZE = 4
+
+
+@dataclass(frozen=True)
+class DecisionTask:
+    key: str
+    events: Sequence[Event]
+    index: int
+    budget: review.Budget
+    seed: int
+
+
+_positions: OrderedDict[str, tuple[list[review.Decision], list[GameState]]] = OrderedDict()
+
+
+def _folded(task: DecisionTask) -> tuple[list[review.Decision], list[GameState]]:
+    found = _positions.get(task.key)
+    if found is None:
+        every = review.decisions(task.events)
+        found = (every, review.positions(task.events, every))
+        _positions[task.key] = found
+        while len(_positions) > _CACHE_SIZE:
+            _positions.popitem(last=False)
+    else:
+        _positions.move_to_end(task.key)
+    return found
+
+
+def judge_task(task: DecisionTask) -> review.Judgement:
+    """One decision's verdict (a module-level function: workers unpickle it by name)."""
+    every, states = _folded(task)
+    decision = every[task.index]
+    return review.judge_at(task.events[decision.at], decision, states[task.index].copy(),
+                           task.budget, task.seed)
+
+
+def log_key(events: Sequence[Event]) -> str:
+    """The log's content hash: names its folded positions in a worker."""
+    return hashlib.sha256(orjson.dumps(list(events), option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def run_review(game: str, events: Sequence[Event], *, budget: review.Budget = review.Budget(),
+               seed: int = 0, scheduler: str = "auto", workers: int | None = None,
+               runner: Callable[..., list] | None = None) -> review.Review:
+    """The review of ``events`` (a game's log, checked by the caller): every decision judged,
+    then assembled. ``runner``: warlog.jobs.run_tasks (the default) or a command's runner with
+    its progress bar (warlog.progress.run_job)."""
+    events = list(events)
+    key = log_key(events)
+    tasks = [DecisionTask(key, events, d.index, budget, seed) for d in review.decisions(events)]
+    verdicts = (runner or run_tasks)(judge_task, tasks, scheduler=scheduler, workers=workers)
+    return review.assemble(game, events, verdicts, load_weights()["version"])

@@ -8,18 +8,17 @@ one too) the position it was made at is kept, and:
   P(draw)/2 of where it leads), over every way its dice fall (engine/review_expect.py: exact
   where the walk is small enough, else seeded samples, said so);
 * ``best``: the same for the best order the search finds there, from the mover's view (the
-  played order among the candidates: never worse than it);
-* ``before``: the position's worth, which is its best order's (``best``: one ply of search,
-  as a chess engine's evaluation of a position is that of its best move);
+  played order among the candidates: never worse than it); the grade is the difference;
+* ``before``: the evaluator's number of the position the decision was made at;
 * ``after``: the next decision's ``before`` (the dice have fallen, and whatever the rules
   resolved by themselves in between), or the result once the game is over (the evaluator's
   number where the log stops short of an end).
 
 Because each ``after`` is the next ``before`` (the same position, the same deterministic
 search), start + sum(expected - before) + sum(after - expected) = the result exactly
-(engine/review_score.split); the first sum is the decisions' (each order's share at most 0
-for its mover: what it gave away against the best found), the second the dice's (how far the
-dice fell from their expectation, with whatever the one-ply search could not see coming).
+(engine/review_score.split); the first sum is the decisions' (what each order's choice did
+to the position, its dice averaged out), the second the dice's (how far they fell from their
+expectation: exactly 0 for an order without dice).
 
 The heavy part (the search at every decision) is :func:`judge`, on any subset of the decisions
 from the log alone, so it can be spread over workers in any grouping and give the same numbers
@@ -204,11 +203,11 @@ def assemble(game: str, events: Sequence[Event], judgements: Sequence[Judgement]
     missing = [d.index for d in every if d.index not in by_index]
     if missing:
         raise ValueError(f"no verdict on decision {missing[0]} of {len(every)}")
-    # A position's worth is its best order's (one ply of search, the dice averaged out), not
-    # the evaluator's static number: a position about to be resolved (a melee, a volley) is
-    # worth what its resolution gives, and a decision can only give away against the best
-    # found, as in chess, where the engine's evaluation is that of its best move.
-    before = [by_index[d.index].best for d in every]
+    # A position's worth is the evaluator's number of it, not its best order's (one ply):
+    # then an order without dice leads exactly where its worth says (its dice's part is 0),
+    # where the one-ply worth credited the dice with the search's own optimism (the best of
+    # several options at each position), and a 115-decision game "won by +137 points of dice".
+    before = [value(s) for s in positions(events, every)]
     final = replay(events, check=False)
     end = value(final)
     records, reviews = [], []

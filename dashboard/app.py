@@ -18,6 +18,7 @@ st.set_page_config(page_title="warlog", page_icon="⚔️", layout="wide", initi
 pages = [
     st.Page("views/replay.py", title="Replay", icon=":material/play_circle:", default=True),
     st.Page("views/play.py", title="Play", icon=":material/sports_esports:"),
+    st.Page("views/review.py", title="Review", icon=":material/insights:"),
     st.Page("views/library.py", title="Library", icon=":material/library_books:"),
     st.Page("views/rules.py", title="Rules", icon=":material/menu_book:"),
 ]

@@ -73,6 +73,23 @@ def list_games(path: str) -> list[dict[str, Any]]:
         return [dataclasses.asdict(info) for info in store.games()]
 
 
+def sidebar_games(path: str) -> list[dict[str, Any]] | str:
+    """The games of the database at ``path`` for a page's sidebar (its path and count shown
+    there), or the one line saying why there are none to show: the database cannot be opened
+    (a missing folder, a file that is no database) or holds no game."""
+    import sqlite3
+
+    try:
+        ensure_database(path)
+        games = list_games(path)
+    except (StoreError, sqlite3.Error) as exc:
+        return f"Cannot open the database {path}: {exc}"
+    st.sidebar.caption(f"Database: {code_span(path)} · {len(games)} games")
+    if not games:
+        return f"There are no games in {path}."
+    return games
+
+
 @st.cache_resource(show_spinner=False, max_entries=32)
 def read_events(path: str, game: str, count: int) -> list[Event]:
     """All events of ``game`` (shared: read only); ``count`` (its event count) is part of the

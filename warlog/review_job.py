@@ -12,6 +12,7 @@ number of workers, in any grouping.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -40,16 +41,21 @@ class DecisionTask:
 _positions: OrderedDict[str, tuple[list[review.Decision], list[GameState]]] = OrderedDict()
 
 
+_positions_lock = threading.Lock()  # a server's background reviews share this process
+
+
 def _folded(task: DecisionTask) -> tuple[list[review.Decision], list[GameState]]:
-    found = _positions.get(task.key)
-    if found is None:
-        every = review.decisions(task.events)
-        found = (every, review.positions(task.events, every))
+    with _positions_lock:
+        found = _positions.get(task.key)
+        if found is not None:
+            _positions.move_to_end(task.key)
+            return found
+    every = review.decisions(task.events)
+    found = (every, review.positions(task.events, every))
+    with _positions_lock:
         _positions[task.key] = found
         while len(_positions) > _CACHE_SIZE:
             _positions.popitem(last=False)
-    else:
-        _positions.move_to_end(task.key)
     return found
 
 

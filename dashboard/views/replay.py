@@ -68,14 +68,9 @@ def choose_source() -> tuple[str, list[Event]] | str | None:
     source = st.sidebar.radio("Source", SOURCES, key="source", horizontal=True)
     if source == "Database":
         path = data.db_path()
-        try:
-            data.ensure_database(path)
-            games = data.list_games(path)
-        except (StoreError, sqlite3.Error) as exc:  # a missing folder, a file that is no database
-            return f"Cannot open the database {path}: {exc}"
-        st.sidebar.caption(f"Database: {data.code_span(path)} · {len(games)} games")
-        if not games:
-            return f"There are no games in {path}."
+        games = data.sidebar_games(path)
+        if isinstance(games, str):
+            return games
         by_id = {g["id"]: g for g in games}
         linked = st.query_params.get("game")
         if not st.session_state.get("game_link_read"):  # a copied link names its game once

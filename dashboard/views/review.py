@@ -1,0 +1,164 @@
+"""The Review page: was it the dice or the decisions, and where was the battle won or lost.
+
+A thin page over tested modules: the review is engine/review.py's (run in process, in the
+background: dashboard/review_page.py), the graph dashboard/review_chart.py's, the rows, counts
+and links dashboard/review_page.py's, the board dashboard/board.py's as the Replay page draws
+it. The page only lays them out: each side's headline (start + orders + dice = result) and
+accuracy, the evaluation graph decision by decision, the order table, and the board at the
+decision picked by a click on the graph or a row.
+
+The game is one of the database's, chosen in the sidebar or by the address (``?game=ID``, as
+the Replay page links games); the Replay page's own picker lives in its page file, which runs
+that page when imported, so the choice is made here with dashboard/data.py's loading. Session
+state: ``review_game`` (the picker), ``review_selected`` (the decision on show, with the review
+it belongs to in ``review_selected_for``: another game clears it).
+
+Every text from a game (ids, orders, names) is escaped (data.markdown_text) before Streamlit's
+Markdown renders it.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import streamlit as st
+
+from warlog.dashboard import board, board_click, data, review_chart, review_page
+
+Event = dict[str, Any]
+POLL_SECONDS = 1
+SELECTED, SELECTED_FOR = "review_selected", "review_selected_for"
+
+
+def choose_game() -> tuple[str, str, str, list[Event]] | str:
+    """The sidebar's game picker: (game id, identity, cache key, events), or a message."""
+    st.sidebar.header("warlog")
+    path = data.db_path()
+    games = data.sidebar_games(path)
+    if isinstance(games, str):
+        return games
+    by_id = {g["id"]: g for g in games}
+    ss = st.session_state
+    linked = None
+    if not ss.get("review_link_read"):  # a copied link names its game once a session
+        ss["review_link_read"] = True
+        linked = st.query_params.get("game")
+    ss["review_game"] = review_page.chosen_game(list(by_id), linked, ss.get("review_game"),
+                                                ss.get("game"))
+    gid = st.sidebar.selectbox("Game", list(by_id), key="review_game",
+                               format_func=lambda g: review_page.game_label(by_id[g]))
+    st.query_params["game"] = gid
+    count = by_id[gid]["events"]
+    events = data.read_events(path, gid, count)
+    return gid, f"db:{path}:{gid}", data.source_key("db", path, gid, count), events
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def reviewing(job) -> None:
+    """How far the review has come, polled until it is done; then the whole page again."""
+    if job.finished:
+        st.rerun()
+    st.progress(job.done / job.total if job.total else 0.0,
+                text=review_page.progress_text(job.done, job.total))
+
+
+def _select(index: int | None, review_id: str) -> None:
+    if index is not None:
+        st.session_state[SELECTED], st.session_state[SELECTED_FOR] = index, review_id
+
+
+def _chart_clicked(review_id: str, count: int) -> None:
+    _select(review_page.clicked_decision(st.session_state.get("review_chart"), count), review_id)
+
+
+def _row_clicked(key: str, indices: list[int], review_id: str) -> None:
+    _select(review_page.selected_row(st.session_state.get(key), indices), review_id)
+
+
+def selected(review_id: str, count: int) -> int | None:
+    """The decision on show, if one was picked in this review."""
+    ss = st.session_state
+    if ss.get(SELECTED_FOR) != review_id or not 0 <= ss.get(SELECTED, -1) < count:
+        return None
+    return ss[SELECTED]
+
+
+def summary(review: dict[str, Any]) -> None:
+    """Each side's headline (the sentence adds up: start + orders + dice = result), accuracy
+    and grade counts."""
+    for side in review_page.SIDES:
+        st.markdown(f"**{data.markdown_text(review['headline'][side])}**")
+    st.dataframe(review_page.summary_rows(review), hide_index=True, key="review_summary",
+                 column_config={"accuracy": st.column_config.NumberColumn(
+                     "accuracy", help="lichess's accuracy, 0 to 100", format="%.1f")})
+
+
+def order_table(review: dict[str, Any], review_id: str) -> None:
+    only = st.toggle("Only inaccuracies and worse", key="review_only_flawed")
+    rows, indices = review_page.order_rows(review, only_flawed=only)
+    key = f"review_table_{int(only)}"  # a new table when filtered: its selection counted rows
+    st.dataframe(rows, hide_index=True, key=key, selection_mode="single-row",
+                 on_select=partial(_row_clicked, key, indices, review_id),
+                 column_config={"#": st.column_config.NumberColumn("#", width="small")})
+
+
+def position(review: dict[str, Any], index: int, gid: str, key: str,
+             events: list[Event]) -> None:
+    """The board where decision ``index`` was made, and the way to it on the Replay page."""
+    order = review["orders"][index]
+    state = review_page.position_before(data.timeline(key, events), events, order)
+    board_click.show(board.board_spec(state, width_px=board.PAGE_PX), board.PAGE_PX,
+                     key="review_board", on_click=lambda: None,
+                     title=f"The position of decision {index + 1}")
+    st.caption(review_page.decision_caption(order))
+    st.link_button("Open in Replay at this step", review_page.replay_link(gid, order["seq"]),
+                   icon=":material/play_circle:", key="review_open_replay")
+
+
+def main() -> None:
+    st.title("Review")
+    chosen = choose_game()
+    if isinstance(chosen, str):
+        st.error(data.markdown_text(chosen))  # it names a path, an error's words
+        return
+    gid, identity, key, events = chosen
+    st.caption(f"Game {data.code_span(gid)}: every decision weighed against the best order "
+               "found there, with its dice averaged out (`warlog review`, docs/review.md).")
+    job = review_page.review_job(identity, gid, events)
+    if not job.finished:
+        reviewing(job)
+        return
+    try:
+        review = job.result()
+    except Exception as exc:  # noqa: BLE001 - a log the review cannot read: one line, not a trace
+        st.error(data.markdown_text(f"Cannot review this game: {exc}"))
+        return
+    if not review["orders"]:
+        st.info("No decision was made in this game yet: nothing to review.")
+        return
+    review_id, count = review_page.review_key(identity, events), len(review["orders"])
+    summary(review)
+    pick = selected(review_id, count)
+    st.subheader("The evaluation, decision by decision")
+    st.caption("Red's expected score (a win counts 1, a draw half) before each decision, then "
+               "the result; each decision's point is the position it was made in, the line "
+               "from it what its order and dice did. Inaccuracies, mistakes and blunders are "
+               "marked; the moments that mattered are labelled. Click a mark or a row to see "
+               "the board there.")
+    st.plotly_chart(review_chart.review_figure(review, selected=pick), key="review_chart",
+                    on_select=partial(_chart_clicked, review_id, count),
+                    selection_mode="points", config={"displayModeBar": False})
+    table, shown = st.columns([3, 2])
+    with table:
+        st.subheader("Every decision")
+        order_table(review, review_id)
+    with shown:
+        if pick is None:
+            st.caption("Click a mark on the graph or a row of the table: the board where that "
+                       "decision was made is shown here.")
+        else:
+            position(review, pick, gid, key, events)
+
+
+main()

@@ -252,3 +252,26 @@ def _text(event: Event) -> str:
     if event["kind"] == "side_conceded":
         return f"{event['side']} concedes the battle"
     return order_text(event["order"], event.get("side"), event.get("phase"))
+
+
+def readable(data: Any) -> bool:
+    """Whether ``data`` (a stored review, read back from a database that anyone may have
+    edited) has the shape of ``Review.as_dict()`` in this format: every field of the right
+    type, every moment and turning point about a decision it holds. A review that is not is
+    reviewed again rather than shown (it would otherwise break the printing half way)."""
+    from pydantic import TypeAdapter, ValidationError
+
+    if not isinstance(data, dict) or data.get("format") != REVIEW_FORMAT:
+        return False
+    body = {k: v for k, v in data.items() if k != "format"}
+    try:
+        parsed = TypeAdapter(Review).validate_python(body)
+        TypeAdapter(list[score.Moment]).validate_python(parsed.moments)
+        TypeAdapter(list[score.TurningPoint]).validate_python(parsed.turning_points)
+    except (ValidationError, TypeError):
+        return False
+    n = len(parsed.orders)
+    return (all(o.index == i and o.side in score.SIDES and o.grade in score.GRADES
+                for i, o in enumerate(parsed.orders))
+            and all(0 <= m["index"] < n for m in parsed.moments)
+            and (set(parsed.headline) == set(score.SIDES) if n else not parsed.headline))

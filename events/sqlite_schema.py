@@ -269,6 +269,17 @@ WINPROB_CREATE = (
     f"CREATE TABLE IF NOT EXISTS {WINPROB_TABLE} (game TEXT NOT NULL, params TEXT NOT NULL, "
     "last_seq INTEGER NOT NULL, curve TEXT NOT NULL, PRIMARY KEY (game, params, last_seq)) STRICT"
 )
+# The analysis store's reviews (`warlog review`: every decision graded, derived like a curve and
+# keyed the same way: game, parameters (budget, seed, evaluator), the game's last seq), made only
+# when a review is first stored.
+REVIEW_TABLE = "game_reviews"
+REVIEW_CREATE = (
+    f"CREATE TABLE IF NOT EXISTS {REVIEW_TABLE} (game TEXT NOT NULL, params TEXT NOT NULL, "
+    "last_seq INTEGER NOT NULL, review TEXT NOT NULL, PRIMARY KEY (game, params, last_seq)) "
+    "STRICT"
+)
+# Every table the analysis store may make: expected by the schema check, never required.
+ANALYSIS_CREATE = (WINPROB_CREATE, REVIEW_CREATE)
 # What an older warlog made and a database may still hold (an index of game_ended rows, unused
 # since events_first replaced it): expected, never required.
 LEGACY = ("CREATE INDEX IF NOT EXISTS events_game_ended ON events (game, seq) "
@@ -288,7 +299,7 @@ def master(conn: sqlite3.Connection) -> list[Row]:
 @lru_cache(maxsize=None)
 def reference() -> tuple[tuple[Row, ...], tuple[Row, ...]]:
     """sqlite_master's rows once SCHEMA's statements ran on an empty in-memory database, and once
-    everything else warlog may make ran too (the analysis store's table, LEGACY, ANALYZE's
+    everything else warlog may make ran too (the analysis store's tables, LEGACY, ANALYZE's
     statistics): exactly what SQLite stores for them (it drops IF NOT EXISTS and normalises
     spaces its own way), so a database is compared with what these very statements make, not
     a copy. Built once a process, in one transaction (under a millisecond)."""
@@ -298,7 +309,7 @@ def reference() -> tuple[tuple[Row, ...], tuple[Row, ...]]:
         for statement in SCHEMA:
             conn.execute(statement)
         required = tuple(master(conn))
-        for statement in (WINPROB_CREATE, *LEGACY):
+        for statement in (*ANALYSIS_CREATE, *LEGACY):
             conn.execute(statement)
         conn.execute("COMMIT")
         conn.execute("ANALYZE")

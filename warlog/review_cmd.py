@@ -5,11 +5,20 @@ Registered in warlog/cli.py. The search runs through warlog.jobs (in process for
 else a local cluster, or a Dask scheduler by address), with a progress bar on stderr; Ctrl-C
 prints one line and exits with 130. Text from the game (unit ids, names) is printed as text,
 never as console markup.
+
+A stored game's review is stored beside it (events/analysis_store.py), keyed by the budget, the
+seed, the evaluator and the game's last seq, so asking again is instant. Why only an exact
+match is reused, and a near miss is said in one line: a review by another evaluator, or with
+another budget or seed, grades otherwise, and showing it silently would pass off old numbers
+as an answer to this question. It is stored once the whole review is computed, in one
+transaction: Ctrl-C or an error mid-review leaves nothing behind. A replay file's review is
+not stored: the file has no database to keep it beside.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -18,7 +27,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from warlog.cli_common import DEFAULT_DB, SEED_RANGE, DbOption, OneLineErrors, friendly, out
+from warlog.cli_common import (DEFAULT_DB, SEED_RANGE, DbOption, OneLineErrors, err, friendly,
+                                out)
 from warlog.events.safe_files import check_output
 from warlog.whatif_cmd import JsonOpt, RefArg, SchedulerOpt, WorkersOpt, _fail, _load
 
@@ -29,6 +39,8 @@ MarkdownOpt = Annotated[Optional[Path], typer.Option(
     "--markdown", help="Also write the review as Markdown to this file (for a club forum).")]
 SeedOpt = Annotated[int, typer.Option(help="Seed of the sampled dice (orders with too many to "
                                            "walk): same seed, same review.", **SEED_RANGE)]
+RecomputeOpt = Annotated[bool, typer.Option(
+    "--recompute", help="Review again even if a review with these settings is stored.")]
 GRADE_MARK = {"best": "", "good": "", "inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 
 
@@ -47,12 +59,15 @@ def review(
     scheduler: SchedulerOpt = "auto",
     workers: WorkersOpt = None,
     markdown: MarkdownOpt = None,
+    recompute: RecomputeOpt = False,
     as_json: JsonOpt = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Review a battle: who won from where, how much the orders and how much the dice moved it,
     each side's accuracy, every order graded against the best one found (best, good,
-    inaccuracy, mistake, blunder), and the moments that mattered."""
+    inaccuracy, mistake, blunder), and the moments that mattered. A stored game's review is
+    stored beside it and reused while the game, the settings and the evaluator are the same."""
+    from warlog.engine.evaluator import load_weights
     from warlog.engine.review import Budget
     from warlog.progress import run_job
     from warlog.review_job import run_review
@@ -65,10 +80,18 @@ def review(
         chosen = Budget.of(budget)
     except ValueError as exc:
         _fail(str(exc))
-    result = run_review(events[0]["game"], events, budget=chosen, seed=seed, scheduler=scheduler,
-                        workers=workers, runner=partial(run_job, label="review",
-                                                        noun="decisions"))
-    data = result.as_dict()
+    from_file = Path(ref).exists()
+    game, last = events[0]["game"], events[-1]["seq"]
+    params = review_params(chosen, seed, load_weights()["version"])
+    data = None if from_file or recompute else _stored_review(db, game, params, last)
+    reused = kept = data is not None
+    if data is None:
+        result = run_review(game, events, budget=chosen, seed=seed, scheduler=scheduler,
+                            workers=workers, runner=partial(run_job, label="review",
+                                                            noun="decisions"))
+        data = result.as_dict()
+        if not from_file:
+            kept = _store(db, game, params, last, data)
     if markdown is not None:
         from warlog.review_markdown import write_markdown
 
@@ -80,6 +103,80 @@ def review(
     print_review(data)
     if markdown is not None:
         out.print(f"[dim]written: {escape(str(markdown))}[/dim]")
+    if from_file:
+        out.print("[dim]a replay file: the review is not stored (import the game to keep "
+                  "it)[/dim]")
+    elif kept:  # (else the database refused it, and _store said why)
+        out.print(f"[dim]{'already stored' if reused else 'stored'} in {escape(str(db))}"
+                  f"{' (--recompute to review it again)' if reused else ''}[/dim]")
+
+
+def review_params(budget: Any, seed: int, evaluator: str) -> dict[str, Any]:
+    """What a stored review is keyed by beside its game and length: everything its numbers
+    depend on (the search's budget, the seed of its sampled dice, the evaluator's version)."""
+    return {"budget": asdict(budget), "seed": seed, "evaluator": evaluator}
+
+
+def _stored_review(db: Path, game: str, params: dict[str, Any], last: int) -> dict | None:
+    """The review stored for exactly this request, or None; when one stored for this game does
+    not fit, one line on stderr says why it is reviewed again."""
+    from warlog.engine.review import readable
+    from warlog.events.analysis_store import AnalysisStore
+
+    with friendly(), AnalysisStore(db) as store:
+        data = store.load_review(game, params, last)
+        if data is not None and readable(data) and data["evaluator"] == params["evaluator"]:
+            return data
+        why = ("the stored review could not be read (made by another version of warlog, or "
+               "changed outside it): reviewed again"
+               if data is not None else why_again(store.review_keys(game), params, last))
+    if why:
+        err.print(why, markup=False)
+    return None
+
+
+def why_again(keys: list[tuple[dict[str, Any], int]], params: dict[str, Any],
+              last: int) -> str | None:
+    """One line saying why the stored reviews of a game (``keys``: their parameters and last
+    seq, the latest stored first) do not answer this request, or None if none is stored. Of
+    those of this length, the nearest (the same evaluator, then the fewest settings apart, then
+    the latest) is explained by its evaluator, else its budget and seed; else the game grew."""
+    if not keys:
+        return None
+    same_length = [p for p, seq in keys if seq == last]
+    if not same_length:
+        return (f"the stored review covers the game to step {keys[0][1]} and it now ends at "
+                f"step {last}: reviewed again")
+    stored = min(same_length, key=lambda p: (p.get("evaluator") != params["evaluator"],
+                                             (p.get("budget") != params["budget"])
+                                             + (p.get("seed") != params["seed"])))
+    if stored.get("evaluator") != params["evaluator"]:
+        return f"the stored review was made by evaluator {stored.get('evaluator')}: reviewed again"
+    said = []
+    budget = stored.get("budget")
+    if budget != params["budget"]:
+        candidates = budget.get("candidates") if isinstance(budget, dict) else None
+        said.append(f"budget {candidates}" if candidates != params["budget"]["candidates"]
+                    else "another search budget")
+    if stored.get("seed") != params["seed"]:
+        said.append(f"seed {stored.get('seed')}")
+    return f"the stored review was made with {', '.join(said) or 'other settings'}: reviewed again"
+
+
+def _store(db: Path, game: str, params: dict[str, Any], last: int, data: dict) -> bool:
+    """Store the finished review (one transaction); a database that refuses it (read-only,
+    altered outside warlog) costs the review nothing: one line on stderr, and it is printed."""
+    from warlog.events.analysis_store import AnalysisStore
+    from warlog.events.store import StoreError
+
+    try:
+        with AnalysisStore(db) as store:
+            store.save_review(game, params, last, data)
+    except StoreError as exc:
+        err.print(f"note: the review is not stored: {' '.join(str(exc).splitlines())}",
+                  markup=False)
+        return False
+    return True
 
 
 def print_review(data: dict[str, Any]) -> None:

@@ -228,11 +228,9 @@ def test_warm_starts_the_workers_before_the_first_order(tmp_path):
 def holds_a_worker(release: str) -> None:
     """A task that keeps its worker until the file ``release`` exists (another game's long
     search decision, as far as the pool can tell)."""
-    import time
     from pathlib import Path
 
-    while not Path(release).exists():
-        time.sleep(0.01)
+    wait_until(Path(release).exists, "the test released the worker")
 
 
 def test_a_pause_takes_while_every_worker_is_busy_with_other_games(tmp_path):

@@ -48,6 +48,10 @@ TERRAIN_COLOURS = {
 OBJECTIVE_COLOUR = "#f2b705"
 ATTACK_COLOURS = {"shooting": "#ef6c00", "melee": "#6a1b9a", "contact": "#6a1b9a",
                   "shell": "#d84315"}
+# A mark with ``"variant": "alternative"`` is an order that was not played (the Review page's
+# better order found): drawn dashed in its own colour, far from both sides' and the attacks'.
+ALTERNATIVE_COLOUR = "#00897b"
+ALTERNATIVE_LEGEND = "better order found"
 BOARD_PX = 720  # the width the board is sized for: markers are pixels, cells are data units
 # The board's width in the pages' board column at 1280x800 (the Play page, navigation on top):
 # the figure's pixel sizes (lines, markers, fonts) are for that width. The SVG is drawn as wide
@@ -241,27 +245,32 @@ def _add_highlights(traces: list[dict], annotations: list[dict], state: GameStat
     labels: list[tuple[Box, tuple[float, float]]] = []
     for i, h in enumerate(highlight):
         kind = h["kind"]
+        alt = h.get("variant") == "alternative"
+        variant = {"variant": "alternative"} if alt else {}
         if kind == "path":
             pts = [grid.centre(tuple(c)) for c in h["cells"]]
+            colour = ALTERNATIVE_COLOUR if alt else SIDE_COLOURS.get(h.get("side"), "#333")
             traces.append(_scatter(
                 x=[p[0] for p in pts], y=[p[1] for p in pts], mode="lines+markers",
-                line={"color": SIDE_COLOURS.get(h.get("side"), "#333"), "width": 4, "dash": "dot"},
+                line={"color": colour, "width": 4, "dash": "dash" if alt else "dot"},
                 marker={"symbol": ["circle"] + ["arrow"] * (len(pts) - 1), "angleref": "previous",
                         "size": [size * 0.3] + [size * 0.45] * (len(pts) - 1),
-                        "color": SIDE_COLOURS.get(h.get("side"), "#333")},
+                        "color": colour},
                 name=f"move {h['unit']}", hoverinfo="skip", showlegend=False,
-                meta={"role": "highlight", "kind": "path", "unit": h["unit"], "index": i}))
+                meta={"role": "highlight", "kind": "path", "unit": h["unit"], "index": i,
+                      **variant}))
         elif kind in ATTACK_COLOURS:
             (x0, y0), (x1, y1) = grid.centre(tuple(h["from"])), grid.centre(tuple(h["to"]))
+            colour = ALTERNATIVE_COLOUR if alt else ATTACK_COLOURS[kind]
             traces.append(_scatter(
                 x=[x0, x1], y=[y0, y1], mode="lines+markers",
-                line={"color": ATTACK_COLOURS[kind], "width": 7 if kind != "shooting" else 3,
-                      "dash": "dash" if kind == "shooting" else "solid"},
+                line={"color": colour, "width": 7 if kind != "shooting" else 3,
+                      "dash": "dash" if kind == "shooting" or alt else "solid"},
                 marker={"symbol": ["circle", "arrow"], "angleref": "previous",
-                        "size": [0, size * 0.5], "color": ATTACK_COLOURS[kind]},
+                        "size": [0, size * 0.5], "color": colour},
                 name=f"{kind} {h['source']}→{h['target']}", hoverinfo="skip", showlegend=False,
                 meta={"role": "highlight", "kind": kind, "source": h["source"],
-                      "target": h["target"], "index": i}))
+                      "target": h["target"], "index": i, **variant}))
             if h.get("label"):  # beside the target's counter, hiding no counter
                 box = note_box(h["label"], LABEL_PX / px)
                 cx, cy = _label_spot(box, (x1, y1), counters + [b for b, _ in labels], bounds)
@@ -269,8 +278,8 @@ def _add_highlights(traces: list[dict], annotations: list[dict], state: GameStat
                                 cy + box[1] / 2), (x1, y1)))
                 annotations.append({"x": cx, "y": cy, "text": h["label"],
                                     "showarrow": False, "bgcolor": "rgba(255,255,255,0.85)",
-                                    "font": {"color": ATTACK_COLOURS[kind], "size": LABEL_PX},
-                                    "bordercolor": ATTACK_COLOURS[kind]})
+                                    "font": {"color": colour, "size": LABEL_PX},
+                                    "bordercolor": colour})
         elif kind == "removed":
             x, y = grid.centre(tuple(h["cell"]))
             traces.append(_scatter(
@@ -279,6 +288,11 @@ def _add_highlights(traces: list[dict], annotations: list[dict], state: GameStat
                 hovertemplate=f"{h['unit']} removed<extra></extra>",
                 meta={"role": "highlight", "kind": "removed", "unit": h["unit"], "index": i}))
     _add_leaders(traces, labels)
+    if any(h.get("variant") == "alternative" for h in highlight):  # its legend entry, once
+        traces.append(_scatter(x=[None], y=[None], mode="lines", name=ALTERNATIVE_LEGEND,
+                               line={"color": ALTERNATIVE_COLOUR, "width": 4, "dash": "dash"},
+                               hoverinfo="skip", showlegend=True,
+                               meta={"role": "legend", "variant": "alternative"}))
 
 
 def _add_fallen(traces: list[dict], state: GameState, cell_px: float) -> None:

@@ -17,7 +17,7 @@ import sqlite3
 import streamlit as st
 
 from warlog.dashboard import (board, board_click, bot_runner, data, play_clicks, play_panels,
-                              play_session, play_start, table_registry)
+                              play_session, play_start, review_try, table_registry)
 from warlog.dashboard.data import markdown_text as md
 from warlog.dashboard.play_session import DiceNeeded, GameMovedOn, PlayError, Seat, Table
 from warlog.engine import reach
@@ -291,6 +291,7 @@ def _playing(path: str, game: str) -> None:
                        "a click gives the plain order at once. Shift-click (or Alt-click) a "
                        "cell to choose another facing or an attack on arrival.")
     with side_column:
+        review_try.offer(table, ordering and needed is None, _give)  # the Review page's "Try it"
         if needed is not None:
             _dice_panel(table, needed)
         elif seat is not None and seat.bot:

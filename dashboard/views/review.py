@@ -11,7 +11,9 @@ The game is one of the database's, chosen in the sidebar or by the address (``?g
 the Replay page links games); the Replay page's own picker lives in its page file, which runs
 that page when imported, so the choice is made here with dashboard/data.py's loading. Session
 state: ``review_game`` (the picker), ``review_selected`` (the decision on show, with the review
-it belongs to in ``review_selected_for``: another game clears it).
+it belongs to in ``review_selected_for``: another game clears it); "Try it"
+(dashboard/review_try.py) leaves ``fork_opened`` as the Replay page's "Continue from here" does,
+and the next run opens the Play page.
 
 Every text from a game (ids, orders, names) is escaped (data.markdown_text) before Streamlit's
 Markdown renders it.
@@ -24,7 +26,7 @@ from typing import Any
 
 import streamlit as st
 
-from warlog.dashboard import board, board_click, data, review_chart, review_page
+from warlog.dashboard import board, board_click, data, review_chart, review_page, review_try
 
 Event = dict[str, Any]
 POLL_SECONDS = 1
@@ -105,18 +107,30 @@ def order_table(review: dict[str, Any], review_id: str) -> None:
 
 def position(review: dict[str, Any], index: int, gid: str, key: str,
              events: list[Event]) -> None:
-    """The board where decision ``index`` was made, and the way to it on the Replay page."""
+    """The board where decision ``index`` was made, the order played and the better one found
+    drawn on it, "Try it" (the better order, in a new game) and the way to it on Replay."""
     order = review["orders"][index]
-    state = review_page.position_before(data.timeline(key, events), events, order)
-    board_click.show(board.board_spec(state, width_px=board.PAGE_PX), board.PAGE_PX,
-                     key="review_board", on_click=lambda: None,
+    timeline = data.timeline(key, events)
+    state = review_page.position_before(timeline, events, order)
+    marks = (review_try.played_marks(events, timeline, order)
+             + review_try.better_marks(state, order))
+    board_click.show(board.board_spec(state, highlight=marks, width_px=board.PAGE_PX),
+                     board.PAGE_PX, key="review_board", on_click=lambda: None,
                      title=f"The position of decision {index + 1}")
     st.caption(review_page.decision_caption(order))
+    if order.get("best_order"):
+        better = data.markdown_text(order["best_text"])
+        st.caption(f"Drawn on the board: the order played, with what it caused; dashed, the "
+                   f"{board.ALTERNATIVE_LEGEND}, {better}, without an outcome of its dice (the "
+                   "review weighed it with them averaged out).")
+    review_try.try_button(data.db_path(), gid, events, order)
     st.link_button("Open in Replay at this step", review_page.replay_link(gid, order["seq"]),
                    icon=":material/play_circle:", key="review_open_replay")
 
 
 def main() -> None:
+    if review_try.opened():  # "Try it" made a game: play it (a callback may not switch pages)
+        st.switch_page("views/play.py")
     st.title("Review")
     chosen = choose_game()
     if isinstance(chosen, str):

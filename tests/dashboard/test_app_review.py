@@ -17,12 +17,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from app_pages import APP
+from app_pages import APP, board_groups
 from markup_probe import leaks, shown
 from waits import LIMIT, wait_until
 from whatif_games import bot_game
 
-from warlog.dashboard import background, review_page
+from warlog.dashboard import background, board, review_page
 from warlog.events.sqlite_store import SQLiteEventStore
 
 PAGE = "views/review.py"
@@ -162,3 +162,33 @@ def test_a_game_id_that_is_markdown_is_shown_as_written(tmp_path, monkeypatch, g
     assert not at.exception and not leaks(at), leaks(at)
     url = at.get("link_button")[0].proto.url
     assert parse_qs(urlsplit(url).query)["game"] == [LINKED]
+
+
+def test_the_better_order_found_is_drawn_beside_the_one_played(tmp_path, monkeypatch):
+    """At a decision with a better order found, the board the page sends holds the better
+    order's marks as the board's "alternative" (dashed, its legend entry), no outcome of its
+    dice, beside the played order's own marks; the played order there drew nothing (it ended
+    the phase), so every alternative mark is the better order's."""
+    played = [{**e, "game": "better"} for e in bot_game(seed=5, red="aggressive", blue="random")]
+    review = review_page.review_now("better", played)
+    order = next(o for o in review["orders"] if o["best_order"] and o["text"].endswith(
+        "ends shooting"))
+    best = order["best_order"]
+    _store(tmp_path, monkeypatch, {"better": played})
+    at = _until_reviewed(_open("better"))
+    at.session_state["review_selected"] = order["index"]
+    at.session_state["review_selected_for"] = review_page.review_key(
+        f"db:{tmp_path / 'review.db'}:better", played)
+    at.run()
+    assert not at.exception, at.exception
+    marks = [g for g in board_groups(at, "review_board") if g["role"] == "highlight"]
+    assert marks and all(g.get("variant") == "alternative" for g in marks)
+    assert {(g["kind"], g["source"], g["target"]) for g in marks} == {
+        ("shooting", best["unit"], best["target"])}
+    (component,) = [c for c in at.get("bidi_component") if c.key == "review_board"]
+    html = json.loads(component.proto.json)["html"]
+    assert board.ALTERNATIVE_LEGEND in html and board.ALTERNATIVE_COLOUR in html
+    assert ">hit<" not in html and ">miss<" not in html  # one roll's outcome is not drawn
+    said = " ".join(shown(c.value) for c in at.caption)
+    assert f"dashed, the {board.ALTERNATIVE_LEGEND}, {order['best_text']}" in said
+    assert [b.key for b in at.button if b.key == "review_try_it"]

@@ -234,15 +234,19 @@ def report(
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Write a battle as one self-contained HTML file (no server, no network): the scenario, a
-    board per turn to step through, the narration with its rules, the charts and the notes."""
+    board per turn to step through, the narration with its rules, the charts, the notes and,
+    for a stored game reviewed with `warlog review`, was it the dice or the decisions."""
     from warlog.events.replay_file import write_bytes_atomic
     from warlog.events.safe_files import check_output
     from warlog.report import report_html
+    from warlog.report_review import stored_review
 
     with friendly():
         check_output(out_path)  # a pipe or a device is refused before the game is read
         events = events_of(ref, db)
-        page = report_html(events)
+        # a stored game's review, if one is stored (a replay file's reviews never are)
+        review = None if Path(ref).exists() else stored_review(db, events)
+        page = report_html(events, review=review)
         write_bytes_atomic(out_path, page.encode("utf-8"))
     out.print(f"wrote {escape(str(out_path))} ({len(page) // 1024} KiB)")
 

@@ -2,7 +2,8 @@
 
 The page holds the scenario and result, the board at the end of every turn (the reader steps
 through them with a slider or the arrow keys), the narration of each turn with the rules each
-event cites, the attrition, exhaustion and luck charts, and the players' notes. plotly's
+event cites, the attrition, exhaustion and luck charts, the players' notes, and the game's
+stored review when there is one (warlog/report_review.py). plotly's
 JavaScript is embedded once, so the file opens anywhere, offline.
 
 Every string a log holds (a title, a name, a note) comes from anyone, so none reaches the page
@@ -25,6 +26,7 @@ from warlog.dashboard import board, charts
 from warlog.engine import analysis, narration
 from warlog.engine.fold import Timeline
 from warlog.engine.rules import catalogue
+from warlog.report_review import review_section
 from warlog.terminal import json_safe, terminal_safe
 
 Event = dict[str, Any]
@@ -110,8 +112,9 @@ def _narration(events: list[Event]) -> str:
     return "\n".join(parts)
 
 
-def report_html(events: list[Event]) -> str:
-    """The whole report page for a game's events."""
+def report_html(events: list[Event], review: dict[str, Any] | None = None) -> str:
+    """The whole report page for a game's events; ``review``: its stored review
+    (report_review.stored_review), or None for a line saying how to make one."""
     timeline = Timeline(events)
     final = timeline.final
     scenario = final.scenario
@@ -158,6 +161,7 @@ def report_html(events: list[Event]) -> str:
 <h2>Attrition</h2>{attrition}
 <h2>Exhaustion</h2>{exhaustion}
 <h2>Luck</h2>{luck}
+{review_section(review, final.game)}
 <h2>What happened</h2>
 {_narration(events)}
 <p class="muted">Made by warlog from the game's event log; every line cites the rules that

@@ -41,6 +41,7 @@ SeedOpt = Annotated[int, typer.Option(help="Seed of the sampled dice (orders wit
                                            "walk): same seed, same review.", **SEED_RANGE)]
 RecomputeOpt = Annotated[bool, typer.Option(
     "--recompute", help="Review again even if a review with these settings is stored.")]
+FEW_PICTURES = 3  # more moments than this to draw: a progress bar
 GRADE_MARK = {"best": "", "good": "", "inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 
 
@@ -73,8 +74,11 @@ def review(
     from warlog.review_job import run_review
 
     if markdown is not None:
+        from warlog.review_markdown import check_pictures_folder
+
         with friendly():
             check_output(markdown)  # a folder, a pipe or a device is refused before the work
+            check_pictures_folder(markdown)  # and its pictures' folder name taken by a file
     events = _load(ref, db)
     try:
         chosen = Budget.of(budget)
@@ -93,10 +97,7 @@ def review(
         if not from_file:
             kept = _store(db, game, params, last, data)
     if markdown is not None:
-        from warlog.review_markdown import write_markdown
-
-        with friendly():
-            write_markdown(markdown, data)
+        _write_markdown(markdown, data, events)
     if as_json:
         out.print_json(json.dumps(data))
         return
@@ -109,6 +110,24 @@ def review(
     elif kept:  # (else the database refused it, and _store said why)
         out.print(f"[dim]{'already stored' if reused else 'stored'} in {escape(str(db))}"
                   f"{' (--recompute to review it again)' if reused else ''}[/dim]")
+
+
+def _write_markdown(path: Path, data: dict[str, Any], events: list[dict]) -> None:
+    """The Markdown and its moments' pictures, with a bar on stderr when there are more than a
+    few (kaleido takes seconds); Ctrl-C while they are drawn writes nothing: one line, exit 130."""
+    from warlog.progress import INTERRUPTED_EXIT, progress_bar
+    from warlog.review_markdown import write_markdown
+
+    try:
+        with friendly(), progress_bar("pictures", noun="pictures",
+                                      enabled=len(data["moments"]) > FEW_PICTURES) as progress:
+            left_out = write_markdown(path, data, events, progress=progress)
+        if left_out:
+            err.print(left_out, markup=False)
+    except KeyboardInterrupt:
+        err.print("stopped while drawing the pictures: the Markdown was not written",
+                  markup=False)
+        raise typer.Exit(INTERRUPTED_EXIT) from None
 
 
 def review_params(budget: Any, seed: int, evaluator: str) -> dict[str, Any]:

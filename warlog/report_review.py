@@ -1,0 +1,104 @@
+"""The review's section of the HTML report (`warlog report`): "Was it the dice or the
+decisions?", from the review stored beside the game (`warlog review GAME`,
+events/analysis_store.py), or one line saying how to make one.
+
+Why read, never compute: a review searches every decision (seconds to minutes), and a report
+is written in a moment; the stored one is keyed by the game's length, so it is never stale.
+Every string in a review comes from the game (unit ids, orders in words, the game's id) and a
+stored review from a database anyone may edit: all of it is escaped as report.py escapes
+everything else (HTML, and every control, invisible or bidi character shown as its escape).
+"""
+
+from __future__ import annotations
+
+import html
+import shlex
+from pathlib import Path
+from typing import Any
+
+from warlog.terminal import terminal_safe
+
+HEADING = "Was it the dice or the decisions?"
+GRADES = ("best", "good", "inaccuracy", "mistake", "blunder")
+
+
+def _h(value: Any) -> str:
+    """``value`` as HTML text (as report.py's ``_h``: kept here, report.py imports this)."""
+    return html.escape(terminal_safe(str(value)))
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.0f}%"
+
+
+def stored_review(db: str | Path, events: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The review stored in ``db`` for this game at its present length (one by the current
+    evaluator first), or None: no database, none stored, or one that is not a readable review
+    of this game (edited outside warlog: the report goes on without it, as `warlog review`
+    would review again). For a stored game only: a replay file's review is never stored."""
+    from warlog.engine.evaluator import load_weights
+    from warlog.engine.review import readable
+    from warlog.events.analysis_store import AnalysisStore
+    from warlog.events.store import StoreError
+
+    if not events or not Path(db).is_file():  # reading must not create a database
+        return None
+    game, last = events[0]["game"], events[-1]["seq"]
+    try:
+        with AnalysisStore(db) as store:
+            data = store.latest_review(game, last, evaluator=load_weights()["version"])
+    except StoreError:
+        return None
+    if data is None or not readable(data) or data.get("game") != game:
+        return None
+    return data
+
+
+def _how_to(game: str) -> str:
+    return (f'<p class="muted">No review is stored for this game: '
+            f"<code>warlog review {_h(shlex.quote(game))}</code> makes one (a stored game's "
+            "review is kept beside it), then write this report again.</p>")
+
+
+def _accuracies(data: dict[str, Any]) -> str:
+    rows = []
+    for side in ("red", "blue"):
+        acc = data["accuracy"].get(side)
+        counts = "".join(f"<td>{sum(o['side'] == side and o['grade'] == g for o in data['orders'])}"
+                         "</td>" for g in GRADES)
+        rows.append(f"<tr><td>{side}</td><td>{'-' if acc is None else f'{acc:.1f}'}</td>"
+                    f"{counts}</tr>")
+    head = "".join(f"<th>{g}</th>" for g in GRADES)
+    return (f'<table class="review"><tr><th>side</th><th>accuracy</th>{head}</tr>'
+            + "".join(rows) + "</table>")
+
+
+def _moments(data: dict[str, Any]) -> str:
+    if not data["moments"]:
+        return ""
+    items = []
+    for m in data["moments"]:
+        o = data["orders"][m["index"]]
+        cause = "the dice" if abs(m["dice"]) > abs(m["decision"]) else "the order"
+        items.append(f"<li>Turn {_h(o['turn'])}, {_h(o['side'])} (decision {m['index'] + 1}, "
+                     f"event {_h(o['seq'])}): {_h(o['text'])}: red {_pct(m['before'])} → "
+                     f"{_pct(m['after'])} ({cause})</li>")
+    return "<h3>The moments that mattered</h3><ol>" + "".join(items) + "</ol>"
+
+
+def review_section(review: dict[str, Any] | None, game: str) -> str:
+    """The section's HTML: the review's headlines, accuracies and moments, or how to make one."""
+    parts = [f"<h2>{HEADING}</h2>"]
+    if review is None:
+        return "".join(parts + [_how_to(game)])
+    if not review["orders"]:
+        return "".join(parts + ['<p class="muted">No decision was made in this game yet: '
+                                "nothing to review.</p>"])
+    parts.append("<ul>" + "".join(f"<li>{_h(review['headline'][side])}</li>"
+                                  for side in ("red", "blue")) + "</ul>")
+    parts.append(_accuracies(review))
+    parts.append(_moments(review))
+    parts.append(f'<p class="muted">{len(review["orders"])} decisions graded against the best '
+                 f"order found with their dice averaged out, evaluator "
+                 f"{_h(review['evaluator'])} (<code>warlog review</code> lists every one).</p>")
+    return "".join(parts)

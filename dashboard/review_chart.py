@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import plotly.graph_objects as go
+from warlog.engine.review_score import percent
 
 # lichess's marks, told apart by symbol as well as colour (a reader who cannot tell yellow from
 # orange still can a circle from a square): inaccuracy ?!, mistake ?, blunder ??.
@@ -41,23 +42,20 @@ def _text(value: Any) -> str:
     return html.escape(str(value), quote=False)
 
 
-def _pct(value: float) -> str:
-    return f"{100 * value:.0f}%"
-
-
 def line_points(review: dict[str, Any]) -> list[dict[str, Any]]:
     """The graph's points: one per decision (red's expected score before it), then the result
     (after the last decision). Each: x, y, the decision's index (None for the result), hover."""
     orders = review["orders"]
     points = [{"x": o["index"] + 1, "y": o["before"], "index": o["index"],
                "hover": f"decision {o['index'] + 1}, turn {o['turn']}, {_text(o['side'])}: "
-                        f"{_text(o['text'])}<br>red {_pct(o['before'])} before it"}
+                        f"{_text(o['text'])}<br>red {percent(o['before'])} before it"}
               for o in orders]
     if orders:
         last = orders[-1]
         said = "the result" if review.get("ended") else "where the game stands"
         points.append({"x": len(orders) + 1, "y": last["after"], "index": None,
-                       "hover": f"{said} (after turn {last['turn']}): red {_pct(last['after'])}"})
+                       "hover": f"{said} (after turn {last['turn']}): red "
+                                f"{percent(last['after'])}"})
     return points
 
 

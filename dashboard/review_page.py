@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 from warlog.dashboard import background, data
 from warlog.dashboard.review_chart import MARKED
 from warlog.engine.fold import Timeline
-from warlog.engine.review_score import GRADES
+from warlog.engine.review_score import GRADES, mover, percent
 from warlog.engine.state import GameState
 from warlog.jobs import run_tasks
 from warlog.review_job import run_review
@@ -99,15 +99,6 @@ def summary_rows(review: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _mover(value: float, side: str) -> float:
-    """Red's expected score as the side that gave the order sees it."""
-    return value if side == "red" else 1 - value
-
-
-def _pct(value: float) -> str:
-    return f"{100 * value:.0f}%"
-
-
 def flawed(order: dict[str, Any]) -> bool:
     """An inaccuracy, a mistake or a blunder: the decisions the filter keeps and the graph
     marks."""
@@ -125,10 +116,11 @@ def order_rows(review: dict[str, Any], only_flawed: bool = False
             continue
         better = ""
         if o.get("best_text") and flawed(o):
-            better = f"{o['best_text']} ({_pct(_mover(o['best'], o['side']))})"
+            better = f"{o['best_text']} ({percent(mover(o['best'], o['side']))})"
         rows.append(dict(zip(COLUMNS, (
             o["index"] + 1, o["turn"], o["side"], o["text"],
-            f"{_pct(_mover(o['before'], o['side']))} → {_pct(_mover(o['expected'], o['side']))}",
+            f"{percent(mover(o['before'], o['side']))} → "
+            f"{percent(mover(o['expected'], o['side']))}",
             o["grade"], better))))
         indices.append(o["index"])
     return rows, indices
@@ -183,9 +175,9 @@ def decision_caption(order: dict[str, Any]) -> str:
     md = data.markdown_text
     said = (f"Decision {order['index'] + 1}, turn {order['turn']}, {md(order['side'])}: "
             f"{md(order['text'])} · {md(order['grade'])}, win % "
-            f"{_pct(_mover(order['before'], order['side']))} → "
-            f"{_pct(_mover(order['expected'], order['side']))} with its dice averaged out")
+            f"{percent(mover(order['before'], order['side']))} → "
+            f"{percent(mover(order['expected'], order['side']))} with its dice averaged out")
     if order.get("best_text") and flawed(order):
         said += (f" · better: {md(order['best_text'])} "
-                 f"({_pct(_mover(order['best'], order['side']))})")
+                 f"({percent(mover(order['best'], order['side']))})")
     return said + ". The board shows the position the order was given in."

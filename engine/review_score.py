@@ -102,6 +102,11 @@ def mover(value: float, side: str) -> float:
 
 # --- grades -------------------------------------------------------------------------------
 
+def percent(value: float) -> str:
+    """Red's expected score (0 to 1) as the whole win-% every face of the review prints."""
+    return f"{100 * value:.0f}%"
+
+
 def loss_points(record: Judged) -> float:
     """The winning chances the order gave away against the best found, in win-% points (>= 0).
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
-from waits import LIMIT
+from waits import LIMIT, wait_until
 
 APP = str(Path(__file__).resolve().parents[1] / "dashboard" / "app.py")
 
@@ -88,3 +88,17 @@ def _value(text: str):
         return json.loads(text)
     except ValueError:
         return text
+
+
+def rerun_until(at: AppTest, done, what: str) -> AppTest:
+    """Rerun the page until ``done(at)`` (a background job's result on show), failing on the
+    first exception a run raises, or with ``what`` if it never comes (tests/waits.py's limit)."""
+    def finished() -> bool:
+        if done(at):
+            return True
+        at.run()
+        assert not at.exception, at.exception
+        return False
+
+    wait_until(finished, what)
+    return at

@@ -20,6 +20,7 @@ is left behind) and raises `JobInterrupted(done, total)`, which a command turns 
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 import os
@@ -27,9 +28,12 @@ import shutil
 import signal
 import tempfile
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from typing import Any, Iterator
+
+import orjson
 
 from warlog.engine.dice import SplitMix64
 
@@ -64,6 +68,37 @@ class JobInterrupted(Exception):
     def message(self, noun: str = "tasks") -> str:
         """One line for a player: 'stopped after 312 of 1,000 playouts'."""
         return f"stopped after {self.done:,} of {self.total:,} {noun}"
+
+
+def log_key(events: Sequence[dict[str, Any]]) -> str:
+    """A game log's content hash: what a worker keeps the log's folded work under
+    (``KeptByKey``), so the tasks of one chunk, and of later chunks in the same process, fold
+    the log once."""
+    return hashlib.sha256(orjson.dumps(list(events), option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+class KeptByKey:
+    """The last ``size`` values made, by key (least recently used dropped first), for a worker
+    process's tasks: the folded positions of a log its tasks share. Thread-safe, since the
+    dashboard runs jobs in process on background threads; ``make`` runs outside the lock (two
+    threads may both make a missing value: the same value, one kept)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._kept: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str, make: Callable[[], Any]) -> Any:
+        with self._lock:
+            if key in self._kept:
+                self._kept.move_to_end(key)
+                return self._kept[key]
+        value = make()
+        with self._lock:
+            self._kept[key] = value
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+        return value
 
 
 def task_seed(job_seed: int, index: int) -> int:

@@ -16,6 +16,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from warlog.engine.review_score import percent
 from warlog.terminal import terminal_safe
 
 HEADING = "Was it the dice or the decisions?"
@@ -25,10 +26,6 @@ GRADES = ("best", "good", "inaccuracy", "mistake", "blunder")
 def _h(value: Any) -> str:
     """``value`` as HTML text (as report.py's ``_h``: kept here, report.py imports this)."""
     return html.escape(terminal_safe(str(value)))
-
-
-def _pct(value: float) -> str:
-    return f"{100 * value:.0f}%"
 
 
 def stored_review(db: str | Path, events: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -81,8 +78,8 @@ def _moments(data: dict[str, Any]) -> str:
         o = data["orders"][m["index"]]
         cause = "the dice" if abs(m["dice"]) > abs(m["decision"]) else "the order"
         items.append(f"<li>Turn {_h(o['turn'])}, {_h(o['side'])} (decision {m['index'] + 1}, "
-                     f"event {_h(o['seq'])}): {_h(o['text'])}: red {_pct(m['before'])} → "
-                     f"{_pct(m['after'])} ({cause})</li>")
+                     f"event {_h(o['seq'])}): {_h(o['text'])}: red {percent(m['before'])} → "
+                     f"{percent(m['after'])} ({cause})</li>")
     return "<h3>The moments that mattered</h3><ol>" + "".join(items) + "</ol>"
 
 

@@ -29,6 +29,7 @@ from rich.table import Table
 
 from warlog.cli_common import (DEFAULT_DB, SEED_RANGE, DbOption, OneLineErrors, err, friendly,
                                 out)
+from warlog.engine.review_score import mover, percent
 from warlog.events.safe_files import check_output
 from warlog.whatif_cmd import JsonOpt, RefArg, SchedulerOpt, WorkersOpt, _fail, _load
 
@@ -43,14 +44,6 @@ RecomputeOpt = Annotated[bool, typer.Option(
     "--recompute", help="Review again even if a review with these settings is stored.")]
 FEW_PICTURES = 3  # more moments than this to draw: a progress bar
 GRADE_MARK = {"best": "", "good": "", "inaccuracy": "?!", "mistake": "?", "blunder": "??"}
-
-
-def _pct(value: float) -> str:
-    return f"{100 * value:.0f}%"
-
-
-def _mover(value: float, side: str) -> float:
-    return value if side == "red" else 1 - value
 
 
 def review(
@@ -219,13 +212,13 @@ def print_review(data: dict[str, Any]) -> None:
         out.print(f"{side}: accuracy {'-' if acc is None else f'{acc:.1f}'}; {tally}")
     table = Table("#", "turn", "side", "order", "win %", "grade", box=None, pad_edge=False)
     for o in orders:
-        before, expected = _mover(o["before"], o["side"]), _mover(o["expected"], o["side"])
+        before, expected = mover(o["before"], o["side"]), mover(o["expected"], o["side"])
         text = escape(o["text"]) + (f"\n  better: {escape(o['best_text'])} "
-                                    f"({_pct(_mover(o['best'], o['side']))})"
+                                    f"({percent(mover(o['best'], o['side']))})"
                                     if o["best_text"] and o["grade"] not in ("best", "good")
                                     else "")
         table.add_row(str(o["index"] + 1), str(o["turn"]), o["side"], text,
-                      f"{_pct(before)}>{_pct(expected)}",
+                      f"{percent(before)}>{percent(expected)}",
                       o["grade"] + GRADE_MARK[o["grade"]])
     out.print(table)
     if data["moments"]:
@@ -234,7 +227,7 @@ def print_review(data: dict[str, Any]) -> None:
             o = orders[m["index"]]
             cause = "the dice" if abs(m["dice"]) > abs(m["decision"]) else "the order"
             out.print(f"  turn {o['turn']}, {o['side']}: {escape(o['text'])}: red "
-                      f"{_pct(m['before'])} -> {_pct(m['after'])} ({cause})", soft_wrap=False)
+                      f"{percent(m['before'])} -> {percent(m['after'])} ({cause})", soft_wrap=False)
 
 
 def main() -> None:

@@ -11,19 +11,14 @@ number of workers, in any grouping.
 
 from __future__ import annotations
 
-import hashlib
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from warlog.engine import review
 from warlog.engine.evaluator import load_weights
 from warlog.engine.state import GameState
-from warlog.jobs import run_tasks
+from warlog.jobs import KeptByKey, log_key, run_tasks
 
 Event = dict[str, Any]
 _CACHE_SIZE = 4
@@ -38,25 +33,15 @@ class DecisionTask:
     seed: int
 
 
-_positions: OrderedDict[str, tuple[list[review.Decision], list[GameState]]] = OrderedDict()
-
-
-_positions_lock = threading.Lock()  # a server's background reviews share this process
+_positions = KeptByKey(_CACHE_SIZE)  # a log's decisions and the positions before them
 
 
 def _folded(task: DecisionTask) -> tuple[list[review.Decision], list[GameState]]:
-    with _positions_lock:
-        found = _positions.get(task.key)
-        if found is not None:
-            _positions.move_to_end(task.key)
-            return found
-    every = review.decisions(task.events)
-    found = (every, review.positions(task.events, every))
-    with _positions_lock:
-        _positions[task.key] = found
-        while len(_positions) > _CACHE_SIZE:
-            _positions.popitem(last=False)
-    return found
+    def fold() -> tuple[list[review.Decision], list[GameState]]:
+        every = review.decisions(task.events)
+        return every, review.positions(task.events, every)
+
+    return _positions.get(task.key, fold)
 
 
 def judge_task(task: DecisionTask) -> review.Judgement:
@@ -65,11 +50,6 @@ def judge_task(task: DecisionTask) -> review.Judgement:
     decision = every[task.index]
     return review.judge_at(task.events[decision.at], decision, states[task.index].copy(),
                            task.budget, task.seed)
-
-
-def log_key(events: Sequence[Event]) -> str:
-    """The log's content hash: names its folded positions in a worker."""
-    return hashlib.sha256(orjson.dumps(list(events), option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 def run_review(game: str, events: Sequence[Event], *, budget: review.Budget = review.Budget(),

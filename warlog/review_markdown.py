@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from warlog.engine.review_score import mover, percent
 from warlog.markup import markdown_text
 
 GRADES = ("best", "good", "inaccuracy", "mistake", "blunder")
@@ -40,14 +41,6 @@ _UNTOLD = frozenset({"order_given", "side_conceded", "phase_started", "state_che
                      "dice_rolled", "unit_activated", "unit_turned", "seats_changed",
                      "order_retracted"})
 _TOLD = 2  # sentences of what happened, at most, in a caption
-
-
-def _pct(value: float) -> str:
-    return f"{100 * value:.0f}%"
-
-
-def _mover(value: float, side: str) -> float:
-    return value if side == "red" else 1 - value
 
 
 def _cell(text: str) -> str:
@@ -159,7 +152,7 @@ def review_markdown(data: dict[str, Any], pictures: Sequence[MomentPicture] = ()
             o = orders[m["index"]]
             cause = "the dice" if abs(m["dice"]) > abs(m["decision"]) else "the order"
             lines.append(f"- Turn {o['turn']}, {o['side']}: {markdown_text(o['text'])}: red "
-                         f"{_pct(m['before'])} → {_pct(m['after'])} ({cause})")
+                         f"{percent(m['before'])} → {percent(m['after'])} ({cause})")
             picture = by_number.get(number)
             if picture is not None:  # the picture and its caption belong to the list item
                 link = quote(f"{folder}/{picture.name}")
@@ -171,10 +164,10 @@ def review_markdown(data: dict[str, Any], pictures: Sequence[MomentPicture] = ()
     for o in orders:
         better = ""
         if o["best_text"] and o["grade"] not in ("best", "good"):
-            better = f"{_cell(o['best_text'])} ({_pct(_mover(o['best'], o['side']))})"
+            better = f"{_cell(o['best_text'])} ({percent(mover(o['best'], o['side']))})"
         lines.append(f"| {o['index'] + 1} | {o['turn']} | {o['side']} | {_cell(o['text'])} | "
-                     f"{_pct(_mover(o['before'], o['side']))} → "
-                     f"{_pct(_mover(o['expected'], o['side']))} | {o['grade']} | {better} |")
+                     f"{percent(mover(o['before'], o['side']))} → "
+                     f"{percent(mover(o['expected'], o['side']))} | {o['grade']} | {better} |")
     lines += ["", f"Evaluator {markdown_text(data['evaluator'])}. Each order is judged on the "
               "win probability it leaves with its dice averaged out (exact over every way they "
               "fall, or sampled where they are too many); the dice are judged apart, and start "

@@ -12,18 +12,14 @@ the list); each worker process folds a prefix once and copies the state for each
 
 from __future__ import annotations
 
-import hashlib
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from warlog.engine import whatif
 from warlog.engine.fold import replay
 from warlog.engine.state import GameState
-from warlog.jobs import run_tasks, task_seed
+from warlog.jobs import KeptByKey, log_key, run_tasks, task_seed
 
 Event = dict[str, Any]
 TURNING_SWING = 0.2  # a change of P(red wins) at least this large between points: a turning point
@@ -44,30 +40,18 @@ class PlayoutTask:
     policies: tuple[tuple[str, str], ...]
 
 
-_states: OrderedDict[str, GameState] = OrderedDict()
+_states = KeptByKey(_CACHE_SIZE)
 
 
 def _start_state(task: PlayoutTask) -> GameState:
     """The folded prefix, kept for the next playouts from it in this process (a copy each)."""
-    state = _states.get(task.key)
-    if state is None:
-        state = replay(task.prefix, check=False)
-        _states[task.key] = state
-        while len(_states) > _CACHE_SIZE:
-            _states.popitem(last=False)
-    else:
-        _states.move_to_end(task.key)
-    return state.copy()
+    return _states.get(task.key, lambda: replay(task.prefix, check=False)).copy()
 
 
 def run_playout(task: PlayoutTask) -> whatif.PlayoutResult:
     """The task function warlog.jobs runs on the workers."""
     return whatif.playout_from(_start_state(task), seed=task.seed, mode=task.mode,
                                policies=dict(task.policies), recorded=task.recorded)
-
-
-def _key(prefix: Sequence[Event]) -> str:
-    return hashlib.sha256(orjson.dumps(list(prefix), option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -101,7 +85,7 @@ def _tasks(events: Sequence[Event], seq: int, playouts: int, seed: int, mode: st
            policies: dict[str, str]) -> list[PlayoutTask]:
     pre = whatif.prefix(events, seq)
     recorded = whatif.recorded_orders(events, seq) if mode == "recorded" else []
-    key, pol, base = _key(pre), tuple(sorted(policies.items())), task_seed(seed, seq)
+    key, pol, base = log_key(pre), tuple(sorted(policies.items())), task_seed(seed, seq)
     return [PlayoutTask(key, pre, recorded, task_seed(base, i), mode, pol)
             for i in range(playouts)]
 

@@ -165,3 +165,25 @@ def test_ctrl_c_stops_the_job_with_one_line_and_leaves_no_process(tmp_path, sche
     lines = result.stderr.strip().splitlines()
     assert lines[-1].startswith("stopped after ") and lines[-1].endswith(" of 5,000 sums")
     assert "Traceback" not in result.stderr
+
+
+def test_a_workers_kept_values_are_made_once_and_the_least_used_dropped():
+    kept = jobs.KeptByKey(2)
+    made: list[str] = []
+
+    def make(key: str):
+        return lambda: made.append(key) or f"folded {key}"
+
+    assert kept.get("a", make("a")) == "folded a" and kept.get("a", make("a")) == "folded a"
+    kept.get("b", make("b"))
+    kept.get("a", make("a"))  # a used last: b is the one dropped
+    kept.get("c", make("c"))
+    kept.get("a", make("a"))
+    kept.get("b", make("b"))
+    assert made == ["a", "b", "c", "b"]
+
+
+def test_a_logs_key_is_its_content():
+    log = [{"seq": 1, "kind": "game_started", "game": "g"}]
+    assert jobs.log_key(log) == jobs.log_key([dict(reversed(list(log[0].items())))])
+    assert jobs.log_key(log) != jobs.log_key([{**log[0], "game": "h"}])

@@ -17,9 +17,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from app_pages import APP, board_groups
+from app_pages import APP, board_groups, rerun_until
 from markup_probe import leaks, shown
-from waits import LIMIT, wait_until
+from waits import LIMIT
 from whatif_games import bot_game
 
 from warlog.dashboard import background, board, review_page
@@ -80,15 +80,7 @@ def _spec(at: AppTest) -> dict | None:
 
 
 def _until_reviewed(at: AppTest) -> AppTest:
-    def done() -> bool:
-        if _spec(at) is not None:
-            return True
-        at.run()
-        assert not at.exception, at.exception
-        return False
-
-    wait_until(done, "the review never finished")
-    return at
+    return rerun_until(at, lambda at: _spec(at) is not None, "the review never finished")
 
 
 def _trace(spec: dict, role: str, **match) -> dict:

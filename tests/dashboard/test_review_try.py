@@ -11,9 +11,8 @@ end of phase where red shot."""
 from __future__ import annotations
 
 import pytest
-from app_pages import open_page
+from app_pages import open_page, rerun_until
 from markup_probe import leaks, shown
-from waits import wait_until
 from whatif_games import bot_game
 
 from warlog.dashboard import board, review_page, review_try
@@ -99,15 +98,8 @@ def test_the_fork_point_is_the_event_before_the_decision(played, review):
 
 
 def _reviewed(at):
-    def done() -> bool:
-        if [b for b in at.button if b.key == "review_try_it"]:
-            return True
-        at.run()
-        assert not at.exception, at.exception
-        return False
-
-    wait_until(done, "the review never offered Try it")
-    return at
+    return rerun_until(at, lambda at: any(b.key == "review_try_it" for b in at.button),
+                       "the review never offered Try it")
 
 
 def test_try_it_forks_opens_play_and_offers_the_better_order(tmp_path, monkeypatch, played,

@@ -13,9 +13,10 @@ import threading
 from pathlib import Path
 
 import pytest
+import app_pages
 from streamlit.testing.v1 import AppTest
 from markup_probe import shown
-from waits import LIMIT, wait_until
+from waits import LIMIT
 from whatif_games import bot_game
 
 from warlog.dashboard import background, data
@@ -47,15 +48,7 @@ def texts(elements) -> str:
 
 
 def rerun_until(at: AppTest, done) -> AppTest:
-    def finished() -> bool:
-        if done(at):
-            return True
-        at.run()
-        assert not at.exception
-        return False
-
-    wait_until(finished, "the background re-derivation never finished")
-    return at
+    return app_pages.rerun_until(at, done, "the background re-derivation never finished")
 
 
 def open_page(tmp_path, monkeypatch, events=()) -> AppTest:

@@ -113,6 +113,20 @@ def until(page, condition: str, arg=None, share: int = 12) -> bool:
         return False
 
 
+def click_if_there(locator) -> bool:
+    """Click the first element ``locator`` finds, if the page still shows one within a twelfth
+    of the limit; False when it did not. An element seen a moment ago may be gone in a redraw
+    (the bots' turn ended, the phase moved on), and a plain click would wait the whole limit
+    for it to come back: a loop that clicks what it saw looks again instead."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        locator.first.click(timeout=LIMIT_MS / 12)
+        return True
+    except PlaywrightTimeout:
+        return False
+
+
 # Replay has drawn its charts (they come in a run after the board's) and no run is going on: a
 # click made meanwhile could be lost in the redraw.
 SETTLED = """() => !!document.querySelector('.js-plotly-plot')

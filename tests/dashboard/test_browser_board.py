@@ -7,7 +7,7 @@ boards 12 and 14 cells wide; the board's zoom buttons make it larger, and a clic
 from __future__ import annotations
 
 import pytest
-from browser_kit import SETTLED, chromium, new_page, no_exception, streamlit_server, until
+from browser_kit import SETTLED, chromium, click_if_there, new_page, no_exception, streamlit_server, until
 from waits import wait_until
 
 from warlog.dashboard.play_session import Seat, start
@@ -90,9 +90,7 @@ def _until_units_may_act(page) -> None:
         assert header, "the page names no side to act"
 
         def once(header=header) -> bool:
-            button = page.locator("button", has_text="end phase")
-            if button.count():
-                button.first.click()
+            click_if_there(page.locator("button", has_text="end phase"))
             return until(page, "([h, ready]) => document.querySelector(ready) || "
                                "!document.body.innerText.includes(h)", [header, READY])
 

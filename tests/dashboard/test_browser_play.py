@@ -9,8 +9,8 @@ import subprocess
 import sys
 
 import pytest
-from browser_kit import (SETTLED, board_point, chromium, new_page, no_exception, streamlit_server,
-                         until)
+from browser_kit import (SETTLED, board_point, chromium, click_if_there, new_page, no_exception,
+                         streamlit_server, until)
 from waits import LIMIT, wait_until
 
 from warlog.dashboard.play_session import Seat, issue_seat_links, start
@@ -81,9 +81,7 @@ def _end_phase(page, header: str) -> None:
     """Click "end phase" and wait until the header moves on; a click lost in a busy page's
     redraw is made again (only while the button is there: the next phase may be the bot's)."""
     def once() -> bool:
-        button = page.locator("button", has_text="end phase")
-        if button.count():
-            button.first.click()
+        click_if_there(page.locator("button", has_text="end phase"))
         return until(page, "h => document.body.innerText.includes('The game has ended') || "
                            "!document.body.innerText.includes(h)", header)
 
@@ -134,6 +132,12 @@ def _move_one_unit(page, side: str) -> None:
                            arg=[side, before])
 
 
+# The bots' pace is offered, and not "at once" (its first choice); one read of the page, as
+# the choice is drawn only while the bots have the turn.
+PACE_NOT_AT_ONCE = """() => { const first = document.querySelector(
+    '.st-key-play_pace input[type=radio]'); return !!first && !first.checked; }"""
+
+
 def test_a_whole_battle_against_the_tactician_by_clicks_alone(dashboard):
     url, browser, db = dashboard
     page = new_page(browser, 1400, 900)
@@ -164,9 +168,8 @@ def test_a_whole_battle_against_the_tactician_by_clicks_alone(dashboard):
                 _end_phase(page, header)
                 no_exception(page)
                 continue
-        elif page.locator(".st-key-play_pace").count() and not page.locator(
-                ".st-key-play_pace input[type=radio]").first.is_checked():
-            page.locator(".st-key-play_pace").get_by_text("at once").click()
+        elif page.evaluate(PACE_NOT_AT_ONCE):  # read at once: the choice goes with the turn
+            click_if_there(page.locator(".st-key-play_pace").get_by_text("at once"))
         page.wait_for_function(
             "h => document.body.innerText.includes('The game has ended') || "
             "!document.body.innerText.includes(h)", arg=header)

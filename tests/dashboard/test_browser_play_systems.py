@@ -23,7 +23,7 @@ import sys
 from dataclasses import dataclass
 
 import pytest
-from browser_kit import chromium, new_page, no_exception, streamlit_server, until
+from browser_kit import chromium, click_if_there, new_page, no_exception, streamlit_server, until
 from waits import LIMIT, wait_until
 
 from warlog.dashboard.play_session import Seat, start
@@ -292,8 +292,7 @@ class Person:
         def once() -> bool:
             if self._seq() != seq:
                 return True
-            if button.count():
-                button.first.click()
+            if button.count() and click_if_there(button):
                 return until(self.page, MOVED, seq) or self._seq() != seq
             until(self.page, PRESENT, [seq, selector, text])
             return False

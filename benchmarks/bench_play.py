@@ -7,7 +7,8 @@ chromium parts; ``--profile`` profiles the slowest server part even when every t
 ``--only bot-turn`` runs one browser part alone (target 3 on Play, target 3 on Replay, target 2,
 target 5, target 6; a minute or two instead of several, when working on it; target 5 takes
 longer: its bot games play to the end);
-``--help`` prints this.
+``--levels 4,8`` (with ``--only shared-server``) runs target 5 at those numbers of bot games
+only; ``--help`` prints this.
 
 Targets, each printed against its figure in one table at the end (measure, figure, target,
 verdict), detail tables before it:
@@ -1105,7 +1106,17 @@ def main(argv: list[str] | None = None) -> int:
     if only == "bot-turn":
         return bot_turn_only(quick)
     if only == "shared-server":
-        return shared_only(counts, SHARED_QUICK_LEVELS if quick else SHARED_LEVELS)
+        levels = SHARED_QUICK_LEVELS if quick else SHARED_LEVELS
+        if "--levels" in argv[:-1]:
+            asked = argv[argv.index("--levels") + 1]
+            try:
+                levels = tuple(int(n) for n in asked.split(","))
+            except ValueError:
+                levels = ()
+            if not levels or min(levels) < 1:
+                console.print(f"--levels takes numbers of bot games such as 4,8, not {asked!r}")
+                return 2
+        return shared_only(counts, levels)
     if only is not None:
         return browser_only(QUICK if quick else FULL, only)
     if with_browser and not Path(CHROMIUM).exists():

@@ -365,6 +365,24 @@ class Table:
                             "from a player's seat")
         return self._recorded(lambda: self.recorder.note(text, self.author()))
 
+    def plannable(self) -> list[str]:
+        """The sides this page may write a plan for: a person's side this page plays (its own
+        in a game played by links) that has not given an order yet (a plan comes first)."""
+        from warlog.events.model import first_decision
+
+        return [side for side in self.concedable()
+                if first_decision(self.events, side) is None]
+
+    def plan(self, side: str, text: str) -> Event:
+        """``side``'s plan for the battle, signed by its player (the review's after-action
+        report sets what happened against it)."""
+        if side not in self.plannable():
+            raise SeatError(f"this page may not write {side}'s plan now: a plan is written by "
+                            "the side's own player, before its first order")
+        name = self.state.players.get(side)
+        author = None if name is None or Seat.of_player(name).bot else name
+        return self._recorded(lambda: self.recorder.note(text, author, plan_of=side))
+
     def author(self) -> str | None:
         """Who this page writes as: the seat's player (a person, never a bot)."""
         side = self.holds if self.linked else self.state.to_act

@@ -389,6 +389,17 @@ def highlights(events: Sequence[Event], state: GameState) -> list[dict[str, Any]
     return out
 
 
+STRIKES = ("melee_joined", "hits_inflicted", "attack_rolled", "melee_rolled", "combat_fought",
+           "shell_landed")
+"""Events in which a unit strikes at the enemy (a die rolled against it, a melee joined): the
+kinds ``highlights`` draws as attacks, and the first of them is the battle's first contact."""
+
+
+def first_contact(events: Sequence[Event]) -> int | None:
+    """The index of the battle's first strike at the enemy (``STRIKES``), if there was one."""
+    return next((i for i, e in enumerate(events) if e.get("kind") in STRIKES), None)
+
+
 def notes_by_step(events: Sequence[Event], steps: Sequence[Step]) -> dict[int, list[Event]]:
     """Step index -> the notes written about it (a note names the event it comments on; it is
     appended wherever the log stood when it was written)."""

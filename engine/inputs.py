@@ -73,9 +73,18 @@ def expected_note(events: list[Event], state: GameState, logged: Event, notes: i
         raise InputError(f"a game holds at most {model.MAX_NOTES:,} notes")
     target = events[about - 1]
     turn = target.get("turn") if isinstance(target, dict) else None
+    plan = logged.get("plan", False)
+    side = logged.get("side")
+    if plan is True:  # a side's plan: written before that side's first decision
+        first = model.first_decision(events[:state.seq], side)
+        if first is not None:
+            raise InputError(f"it is {side}'s plan, written after {side}'s first order (event "
+                             f"{first}): a plan comes before a side's first order")
     try:
         return model.to_dict(model.Note(game=state.game, seq=state.seq + 1, turn=turn,
                                         about=about, text=logged.get("text"),
-                                        author=logged.get("author")))
+                                        author=logged.get("author"),
+                                        **({"plan": plan, "side": side} if plan is not False
+                                           else {})))
     except ValidationError as exc:
         raise InputError(first_problem(exc)) from None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import (BaseModel, Field, SerializerFunctionWrapHandler, TypeAdapter,
-                      ValidationError, model_serializer)
+                      ValidationError, model_serializer, model_validator)
 
 from warlog.events.fields import (MAX_UNITS, ArmyClasses, Attackers, AuthorName, Cell, Cells,
                                   Facing, Faces, Formation, GameId, Halvings, Modifiers, MovePath,
@@ -377,14 +377,27 @@ games hold about 3,000 events. The cap keeps a replay of notes within what reade
 handle in seconds (every note is read, printed and placed on the timeline)."""
 
 
-class Note(Envelope):
+class Note(OmitsUnset, Envelope):
     """A player's note on a moment of the game (the step ending at event ``about``). Appended to
-    the log like any fact, it changes no state; replay files keep it."""
+    the log like any fact, it changes no state; replay files keep it.
 
+    A *plan* (``plan`` true) is a side's plan for the battle, written before that side's first
+    order (``side`` names it): the review's after-action report sets what happened against it.
+    Left out of the dict when false, so every note written before plans existed keeps its
+    bytes."""
+
+    omitted_when_default: ClassVar[tuple[str, ...]] = ("plan",)
     kind: Literal["note"] = "note"
     about: int = Field(ge=1)
     text: NoteText
     author: AuthorName | None = None
+    plan: bool = False
+
+    @model_validator(mode="after")
+    def _a_plan_names_its_side(self) -> Note:
+        if self.plan and self.side is None:
+            raise ValueError("a plan names the side whose plan it is (side)")
+        return self
 
 
 class OrderRetracted(Envelope):
@@ -509,9 +522,11 @@ def to_dict(event: Envelope) -> dict[str, Any]:
 
 
 def make_note(events: list[dict[str, Any]], about: int, text: str,
-              author: str | None = None) -> dict[str, Any]:
+              author: str | None = None, plan_of: str | None = None) -> dict[str, Any]:
     """The note event to append to ``events`` (a whole game) about the event with seq
-    ``about``; ValueError with a readable message if it cannot be."""
+    ``about``; with ``plan_of``, that side's plan (refused once the side has decided anything:
+    a plan is what was meant before the first order, not an account after it). ValueError
+    with a readable message if it cannot be."""
     if not events:
         raise ValueError("a note needs a game to comment on")
     if not 1 <= about <= len(events):
@@ -521,9 +536,26 @@ def make_note(events: list[dict[str, Any]], about: int, text: str,
         raise ValueError("a note needs some text")
     if sum(e.get("kind") == "note" for e in events) >= MAX_NOTES:
         raise ValueError(f"this game already holds {MAX_NOTES:,} notes, the most a game keeps")
+    if plan_of is not None:
+        if plan_of not in ("red", "blue"):
+            raise ValueError(f"a plan is a side's, red or blue, not {plan_of[:24]!r}")
+        first = first_decision(events, plan_of)
+        if first is not None:
+            raise ValueError(f"{plan_of} gave its first order at event {first}: a plan is "
+                             f"written before a side's first order (a note on a moment can "
+                             f"still say what it meant)")
     try:
         note = Note(game=events[0]["game"], seq=events[-1]["seq"] + 1,
-                    turn=events[about - 1]["turn"], about=about, text=text, author=author)
+                    turn=events[about - 1]["turn"], about=about, text=text, author=author,
+                    **({} if plan_of is None else {"plan": True, "side": plan_of}))
     except ValidationError as exc:
         raise ValueError(f"note: {first_problem(exc)}") from None
     return to_dict(note)
+
+
+def first_decision(events: list[dict[str, Any]], side: str) -> int | None:
+    """The seq of ``side``'s first decision (an order, or giving the battle up), if it made one:
+    a plan is written before it."""
+    return next((e["seq"] for e in events
+                 if e.get("kind") in ("order_given", "side_conceded") and e.get("side") == side),
+                None)

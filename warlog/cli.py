@@ -259,20 +259,26 @@ def note(
     text: Annotated[str, typer.Argument(help="The note.")],
     author: Annotated[Optional[str], typer.Option(help="Who wrote it.",
                                                   callback=id_option("author name"))] = None,
+    plan: Annotated[Optional[str], typer.Option(
+        help="The note is this side's plan for the battle, written before its first order; "
+             "the review's after-action report sets what happened against it.")] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Write a note on a moment of a stored game: appended as a `note` event, changing nothing
-    in the battle, kept in its replay file and shown at that step in the dashboard."""
+    in the battle, kept in its replay file and shown at that step in the dashboard. With
+    --plan SIDE, that side's plan (`warlog note GAME 1 "Hold the ford; turn their left" --plan
+    red`)."""
     from warlog.events.model import make_note
 
     with friendly(), open_store(db) as store:
         events = store.read(game)
         try:
-            event = make_note(events, about, text, author)
+            event = make_note(events, about, text, author, plan_of=plan)
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from None
         store.append(game, [event], events[-1]["seq"])
-    out.print(f"  {event['seq']:>5}  note on event {about} of {escape(game)}")
+    what = "note on" if plan is None else f"{plan}'s plan, as of"
+    out.print(f"  {event['seq']:>5}  {what} event {about} of {escape(game)}")
 
 
 @app.command()

@@ -251,12 +251,13 @@ class Recorder:
         self.pending = None
         return event
 
-    def note(self, text: str, author: str | None = None) -> Event:
-        """A note on the game as it stands (about its last event of the battle)."""
+    def note(self, text: str, author: str | None = None, plan_of: str | None = None) -> Event:
+        """A note on the game as it stands (about its last event of the battle); with
+        ``plan_of``, that side's plan (refused once the side has given an order)."""
         about = next((e["seq"] for e in reversed(self.events)
                       if e["kind"] not in ("note", "order_retracted")), 1)
         try:
-            event = make_note(self.events, about, text, author)
+            event = make_note(self.events, about, text, author, plan_of=plan_of)
         except ValueError as exc:
             raise RecordError(str(exc)) from None
         self._append([event])

@@ -161,7 +161,7 @@ def report_html(events: list[Event], review: dict[str, Any] | None = None) -> st
 <h2>Attrition</h2>{attrition}
 <h2>Exhaustion</h2>{exhaustion}
 <h2>Luck</h2>{luck}
-{review_section(review, final.game)}
+{review_section(review, final.game, events)}
 <h2>What happened</h2>
 {_narration(events)}
 <p class="muted">Made by warlog from the game's event log; every line cites the rules that

@@ -70,21 +70,25 @@ def _accuracies(data: dict[str, Any]) -> str:
             + "".join(rows) + "</table>")
 
 
-def _moments(data: dict[str, Any]) -> str:
-    if not data["moments"]:
-        return ""
-    items = []
-    for m in data["moments"]:
-        o = data["orders"][m["index"]]
-        cause = "the dice" if abs(m["dice"]) > abs(m["decision"]) else "the order"
-        items.append(f"<li>Turn {_h(o['turn'])}, {_h(o['side'])} (decision {m['index'] + 1}, "
-                     f"event {_h(o['seq'])}): {_h(o['text'])}: red {percent(m['before'])} → "
-                     f"{percent(m['after'])} ({cause})</li>")
-    return "<h3>The moments that mattered</h3><ol>" + "".join(items) + "</ol>"
+def _after_action(data: dict[str, Any], events: list[dict[str, Any]]) -> str:
+    """The after-action report's four questions (engine/review_aar.py), each a heading, a line
+    and a list (a chapter's moments nested under it)."""
+    from warlog.engine.review_aar import after_action, sections
+
+    def items(lines) -> str:
+        return "".join(f"<li>{_h(i.text)}" + (f"<ul>{items(i.under)}</ul>" if i.under else "")
+                       + "</li>" for i in lines)
+
+    return "".join(f"<h3>{_h(s.heading)}</h3><p class=\"muted\">{_h(s.intro)}</p>"
+                   f"<ul>{items(s.items)}</ul>"
+                   for s in sections(after_action(data, events), data))
 
 
-def review_section(review: dict[str, Any] | None, game: str) -> str:
-    """The section's HTML: the review's headlines, accuracies and moments, or how to make one."""
+def review_section(review: dict[str, Any] | None, game: str,
+                   events: list[dict[str, Any]]) -> str:
+    """The section's HTML: the review's headlines and accuracies, then its after-action report
+    (what was planned, what happened, why, what to keep and what to change), or how to make
+    one."""
     parts = [f"<h2>{HEADING}</h2>"]
     if review is None:
         return "".join(parts + [_how_to(game)])
@@ -94,7 +98,7 @@ def review_section(review: dict[str, Any] | None, game: str) -> str:
     parts.append("<ul>" + "".join(f"<li>{_h(review['headline'][side])}</li>"
                                   for side in ("red", "blue")) + "</ul>")
     parts.append(_accuracies(review))
-    parts.append(_moments(review))
+    parts.append(_after_action(review, events))
     parts.append(f'<p class="muted">{len(review["orders"])} decisions graded against the best '
                  f"order found with their dice averaged out, evaluator "
                  f"{_h(review['evaluator'])} (<code>warlog review</code> lists every one).</p>")

@@ -128,10 +128,14 @@ def moment_pictures(data: dict[str, Any], events: Sequence[Event]) -> list[Momen
     return out
 
 
-def review_markdown(data: dict[str, Any], pictures: Sequence[MomentPicture] = (),
-                    folder: str = "") -> str:
-    """The review (``Review.as_dict()``) as a Markdown document; each moment with a picture
-    shows it (``folder``/its name, a relative link) and its caption under it."""
+def review_markdown(data: dict[str, Any], events: Sequence[Event],
+                    pictures: Sequence[MomentPicture] = (), folder: str = "") -> str:
+    """The review (``Review.as_dict()``) of the game ``events`` as a Markdown document: the
+    headlines and accuracies, the after-action report's four questions
+    (engine/review_aar.py), each moment that has a picture showing it under its chapter
+    (``folder``/its name, a relative link) with its caption, then every decision."""
+    from warlog.engine.review_aar import after_action, sections
+
     orders = data["orders"]
     lines = [f"# Review of {markdown_text(data['game'])}", ""]
     if not orders:
@@ -145,19 +149,18 @@ def review_markdown(data: dict[str, Any], pictures: Sequence[MomentPicture] = ()
         counts = [sum(o["side"] == side and o["grade"] == g for o in orders) for g in GRADES]
         lines.append(f"| {side} | {'-' if acc is None else f'{acc:.1f}'} | "
                      + " | ".join(str(n) for n in counts) + " |")
-    if data["moments"]:
-        by_number = {p.number: p for p in pictures}
-        lines += ["", "## The moments that mattered", ""]
-        for number, m in enumerate(data["moments"], start=1):
-            o = orders[m["index"]]
-            cause = "the dice" if abs(m["dice"]) > abs(m["decision"]) else "the order"
-            lines.append(f"- Turn {o['turn']}, {o['side']}: {markdown_text(o['text'])}: red "
-                         f"{percent(m['before'])} → {percent(m['after'])} ({cause})")
-            picture = by_number.get(number)
-            if picture is not None:  # the picture and its caption belong to the list item
-                link = quote(f"{folder}/{picture.name}")
-                lines += ["", f"  ![The board after moment {number}]({link})", "",
-                          f"  *{picture.caption}*", ""]
+    by_decision = {p.decision - 1: p for p in pictures}
+    for section in sections(after_action(data, events), data):
+        lines += ["", f"## {section.heading}", "", f"*{markdown_text(section.intro)}*", ""]
+        for item in section.items:
+            lines.append(f"- {markdown_text(item.text)}")
+            for under in item.under:
+                lines.append(f"  - {markdown_text(under.text)}")
+                picture = by_decision.get(under.decision)
+                if picture is not None:  # the picture and its caption belong to the item
+                    link = quote(f"{folder}/{picture.name}")
+                    lines += ["", f"    ![The board after moment {picture.number}]({link})", "",
+                              f"    *{picture.caption}*", ""]
     lines += ["", "## Every decision", "",
               "| # | turn | side | order | win % (mover) | grade | better order found |",
               "|---:|---:|---|---|---|---|---|"]
@@ -229,10 +232,10 @@ def draw_pictures(events: Sequence[Event], pictures: Sequence[MomentPicture], fo
                 progress(n, len(pictures))
 
 
-def write_markdown(path: Path, data: dict[str, Any], events: Sequence[Event] | None = None,
+def write_markdown(path: Path, data: dict[str, Any], events: Sequence[Event],
                    *, progress: Progress | None = None) -> str | None:
-    """Write the review to ``path`` whole, and, given the game's ``events``, a picture of each
-    moment into ``OUT_files/`` beside it first (refused if ``path`` is not a place for a file,
+    """Write the review of the game ``events`` to ``path`` whole, and a picture of each moment
+    into ``OUT_files/`` beside it first (refused if ``path`` is not a place for a file,
     or its pictures' folder name is taken by something that is not a folder). ``progress(done,
     total)`` is told of each picture drawn. Where kaleido cannot draw (no browser for it on
     this machine), the review is written without its pictures and the line saying so is
@@ -242,8 +245,8 @@ def write_markdown(path: Path, data: dict[str, Any], events: Sequence[Event] | N
 
     path = check_output(path)
     folder = check_pictures_folder(path)
-    pictures = moment_pictures(data, events) if events else []
-    text = review_markdown(data, pictures, folder.name).encode("utf-8")
+    pictures = moment_pictures(data, events)
+    text = review_markdown(data, events, pictures, folder.name).encode("utf-8")
     if not pictures:
         write_bytes_atomic(path, text)
         return
@@ -252,7 +255,8 @@ def write_markdown(path: Path, data: dict[str, Any], events: Sequence[Event] | N
         try:
             draw_pictures(events, pictures, drawn, progress)
         except Exception as exc:  # noqa: BLE001 - kaleido's browser missing or failing
-            write_bytes_atomic(path, review_markdown(data, [], folder.name).encode("utf-8"))
+            write_bytes_atomic(path, review_markdown(data, events, [], folder.name)
+                               .encode("utf-8"))
             return (f"the pictures were left out: kaleido could not draw them "
                     f"({type(exc).__name__}: {' '.join(str(exc).split())[:200]})")
         folder.mkdir(exist_ok=True)

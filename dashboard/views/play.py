@@ -193,6 +193,33 @@ def _note(table: Table) -> None:
     _say("success", f"Note saved on event {event['about']}{by}: the Replay page shows it there.")
 
 
+def _plan(table: Table, side: str) -> None:
+    text = st.session_state.get(f"play_plan_{side}", "").strip()
+    if not text:
+        _say("info", "The plan is empty: write it first")
+        return
+    try:
+        table.plan(side, text)
+    except PlayError as exc:
+        _say("error", f"The plan was not saved: {exc}")
+        return
+    st.session_state[f"play_plan_{side}"] = ""
+    _say("success", f"{side}'s plan is saved: the review's after-action report sets the battle "
+                    "against it.")
+
+
+def _plan_box(table: Table) -> None:
+    """Before a side's first order, its player may write the plan (what was meant, for the
+    after-action report): offered once, until that side gives an order."""
+    for side in table.plannable():
+        with st.expander(f"{side}'s plan for the battle (before its first order)",
+                         expanded=False):
+            st.text_area("What is the plan? (kept in the game; the review compares the battle "
+                         "with it)", key=f"play_plan_{side}", height=80)
+            st.button("Save the plan", key=f"play_plan_go_{side}", on_click=_plan,
+                      args=(table, side))
+
+
 def _fallback(table: Table) -> None:
     listed = play_session.fallback_orders(table)
     if not listed:
@@ -302,6 +329,7 @@ def _playing(path: str, game: str) -> None:
         elif seat is not None:
             _orders_panel(table, unit)
         play_panels.happened(happened)
+        _plan_box(table)
         if not table.linked or table.holds is not None:
             st.text_input("A note on the game", key="play_note")
             st.button("Add note", key="play_note_go", on_click=_note, args=(table,))

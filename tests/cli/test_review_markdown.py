@@ -21,12 +21,16 @@ from typer.testing import CliRunner
 
 from warlog import review_markdown
 from warlog.cli import app
-from warlog.engine.bots import play_out
+from warlog.engine.bots import next_order
 from warlog.engine.evaluator import load_weights
+from warlog.engine.game import Game
+from warlog.engine.review_aar import QUESTIONS
 from warlog.engine.review import decisions
 from warlog.engine.scenario import load_scenario
 from warlog.events.analysis_store import AnalysisStore
+from warlog.events.model import make_note
 from warlog.events.sqlite_store import SQLiteEventStore
+from warlog.markup import markdown_text
 from warlog.report import report_html
 from warlog.report_review import HEADING, review_section, stored_review
 from warlog.review_cmd import review_params
@@ -35,6 +39,7 @@ runner = CliRunner()
 QUICK = ("--budget", "2", "--scheduler", "inprocess")
 GAME = "[x](http://evil)"
 TITLE = "![t](http://evil/pixel.png)"
+PLAN = "Take the [ford](http://evil) <b>first</b>"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -48,11 +53,14 @@ def run(*args: str, ok: bool = True):
 @pytest.fixture(scope="module")
 def events() -> list[dict]:
     """Two dozen decisions of a bot game (quick to review) whose game id and scenario title
-    are Markdown links; it goes on (cut before an order past its 60th event)."""
+    are Markdown links, and red's plan too, written before its first order; it goes on (cut
+    before an order past its 60th event)."""
     scenario = load_scenario("ancients-river-crossing").model_copy(update={"title": TITLE})
-    whole = play_out(GAME, scenario, seed=5, red="aggressive", blue="cautious").events
-    cut = next(i for i, e in enumerate(whole) if i >= 60 and e["kind"] == "order_given")
-    return whole[:cut]
+    game = Game.new(GAME, scenario, seed=5, players={"red": "aggressive", "blue": "cautious"})
+    game = Game(game.events + [make_note(game.events, 1, PLAN, "Ann", plan_of="red")])
+    while not game.state.ended and (len(game.events) < 60 or game.state.to_act is None):
+        game.play(next_order(game.state), by=game.state.players[game.state.to_act])
+    return game.events
 
 
 def _stored(folder: Path, events: list[dict]) -> str:
@@ -117,7 +125,7 @@ def test_the_pictures_differ_and_each_caption_says_the_moment_escaped(reviewed, 
     text = out.read_text(encoding="utf-8")
     pictures = sorted((out.parent / "review_files").iterdir())
     assert len({p.read_bytes() for p in pictures}) == len(pictures)  # each its own board
-    captions = [line.strip() for line in text.splitlines() if line.startswith("  *")]
+    captions = [line.strip() for line in text.splitlines() if line.startswith("    *")]
     assert len(captions) == len(pictures)
     every = decisions(events)
     for caption in captions:
@@ -129,6 +137,26 @@ def test_the_pictures_differ_and_each_caption_says_the_moment_escaped(reviewed, 
     # what happened is told in warlog log's words, escaped: a move names its cells
     assert any("moves" in c for c in captions)
     assert all(c.endswith("*") for c in captions)
+
+
+def test_the_after_action_report_tells_the_plan_and_puts_each_picture_in_its_chapter(
+        reviewed):
+    _, out, _ = reviewed
+    text = out.read_text(encoding="utf-8")
+    headings = re.findall(r"^## (.+)$", text, flags=re.M)
+    assert headings == [*QUESTIONS, "Every decision"]
+    planned = text[text.index("## What was planned"):text.index("## What happened")]
+    assert f"- {markdown_text(f'red (Ann), as of event 1: {PLAN}')}\n" in planned
+    assert "[ford](" not in planned  # escaped: no link a renderer would make
+    assert "<b>" not in text  # the plan's HTML shown as text, never markup
+    assert "- blue\\: no plan written" in planned
+    happened = text[text.index("## What happened"):text.index("## Why")]
+    pictures = re.findall(r"!\[The board after moment \d+\]", text)
+    assert pictures and len(re.findall(r"!\[The board after moment \d+\]", happened)) == len(
+        pictures)  # every picture under its chapter's moment
+    chapters = [line for line in happened.splitlines() if line.startswith("- ")]
+    assert chapters[0].startswith("- Deployment and approach") or "First contact" in chapters[0]
+    assert chapters[-1].startswith("- Where the log stops")  # the game goes on past the cut
 
 
 def test_a_run_stopped_while_drawing_leaves_no_markdown_and_keeps_the_old_one(
@@ -205,7 +233,7 @@ def test_where_kaleido_cannot_draw_the_review_is_written_without_pictures(
         "the pictures were left out: kaleido could not draw them (RuntimeError: Kaleido "
         "requires Google Chrome to be installed)")
     text = out.read_text(encoding="utf-8")
-    assert "## The moments that mattered" in text and ".png" not in text
+    assert "## What happened" in text and ".png" not in text
     assert not (tmp_path / "plain_files").exists()
 
 
@@ -234,6 +262,8 @@ def test_the_report_shows_the_stored_review_escaped(reviewed, events):
     assert section.count("<tr><td>") == 2 and "accuracy" in section
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in section and hostile not in section
     assert section.count("<li>Turn ") == len(review["moments"])
+    assert re.findall(r"<h3>([^<]+)</h3>", section) == list(QUESTIONS)
+    assert "Take the [ford](http://evil) &lt;b&gt;first&lt;/b&gt;" in section
 
 
 def test_the_report_says_how_to_make_a_review_when_none_is_stored(tmp_path, events):
@@ -244,7 +274,7 @@ def test_the_report_says_how_to_make_a_review_when_none_is_stored(tmp_path, even
     section = _section(report_html(events, review=None))
     assert section.count("<p") == 1 and "No review is stored for this game" in section
     assert "<code>warlog review &#x27;[x](http://evil)&#x27;</code>" in section
-    assert review_section(None, "a<b").count("&lt;") == 1
+    assert review_section(None, "a<b", []).count("&lt;") == 1
 
 
 def _budget():

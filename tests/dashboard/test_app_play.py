@@ -168,6 +168,25 @@ def test_a_note_is_stored(play):
     assert len(notes) == 1 and notes[0]["text"] == "a fine morning", notes
 
 
+def test_a_plan_is_written_before_the_sides_first_order_and_offered_no_more(play):
+    at, db = play
+    game = started_by_form(at, db, "random")
+    assert [t.key for t in at.text_area] == ["play_plan_red"]  # Ann's side; never the bot's
+    at.button(key="play_plan_go_red").click().run()  # empty: refused, nothing stored
+    assert not at.exception and "empty" in at.info[0].value
+    at.text_area(key="play_plan_red").set_value("Hold the **ford**; turn their left").run()
+    at.button(key="play_plan_go_red").click().run()
+    assert not at.exception and not at.error
+    plans = [e for e in stored(db)[game] if e["kind"] == "note"]
+    assert [(p["plan"], p["side"], p["author"], p["text"]) for p in plans] == [
+        (True, "red", "Ann", "Hold the **ford**; turn their left")]
+    button(at, "end phase").click().run()  # red (Ann) acts first: its first order
+    assert not at.exception
+    assert any(e["kind"] == "order_given" and e["side"] == "red" for e in stored(db)[game])
+    assert not [t for t in at.text_area if t.key == "play_plan_red"]  # a plan comes first only
+    assert verify(stored(db)[game]).ok
+
+
 def test_a_refused_start_shows_one_line_and_stores_nothing(play):
     at, db = play
     before = stored(db)

@@ -13,13 +13,19 @@ As charts.py does, every trace has a stable ``name`` and a ``meta`` role (``{"ro
 "grade": "blunder"}``), so tests and the page find a trace without counting on trace order. A
 point's ``customdata`` starts with its decision's index (0-based, None for the result): a click
 on the graph names a decision (dashboard/review_page.py reads it).
+
+The battle's chapters (engine/review_aar.chapters: deployment, first contact, each turning
+point, each exhaustion) are drawn as a dotted line at each chapter's first decision, alternate
+chapters lightly shaded, each titled at the top: the graph then reads as the story the
+after-action report tells. They are shapes and annotations named "chapter", never traces, so a
+click still lands only on a decision's point.
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import plotly.graph_objects as go
 from warlog.engine.review_score import percent
@@ -34,6 +40,16 @@ GRADE_STYLE: dict[str, dict[str, str]] = {
 MARKED = tuple(GRADE_STYLE)
 """The grades marked on the graph (best and good are not: the line already shows them)."""
 LINE_COLOUR, EVEN_COLOUR, MOMENT_COLOUR = "#333", "#999", "#555"
+CHAPTER_COLOUR, CHAPTER_SHADE = "#8a8a8a", "rgba(120, 120, 160, 0.07)"
+
+
+class ChapterLike(Protocol):
+    """What the graph reads of engine/review_aar.Chapter."""
+
+    kind: str
+    title: str
+    first: int | None
+    last: int | None
 
 
 def _text(value: Any) -> str:
@@ -94,12 +110,41 @@ def _scatter(points: Sequence[dict[str, Any]], **kwargs: Any) -> go.Scatter:
                       hovertext=[p["hover"] for p in points], hoverinfo="text", **kwargs)
 
 
-def review_figure(review: dict[str, Any], *, selected: int | None = None) -> go.Figure:
+def chapter_marks(chapters: Sequence[ChapterLike]) -> list[dict[str, Any]]:
+    """Each chapter of the battle (the end, a moment rather than a stretch, left out) as the
+    graph draws it: x0 where its first decision's point is, x1 past its last one, its title
+    (escaped for plotly) and whether it is shaded (every other one)."""
+    out = []
+    for chapter in chapters:
+        if chapter.kind == "end" or chapter.first is None or chapter.last is None:
+            continue
+        out.append({"x0": chapter.first + 1, "x1": chapter.last + 2, "first": chapter.first,
+                    "title": _text(chapter.title), "shaded": len(out) % 2 == 1})
+    return out
+
+
+def _draw_chapters(fig: go.Figure, chapters: Sequence[ChapterLike]) -> None:
+    for n, mark in enumerate(chapter_marks(chapters)):
+        if mark["shaded"]:
+            fig.add_vrect(x0=mark["x0"], x1=mark["x1"], fillcolor=CHAPTER_SHADE, line_width=0,
+                          layer="below", name="chapter band")
+        fig.add_vline(x=mark["x0"], line={"color": CHAPTER_COLOUR, "width": 1, "dash": "dot"},
+                      layer="below", name="chapter")
+        fig.add_annotation(x=mark["x0"], y=1, yref="paper", yanchor="bottom", xanchor="left",
+                           yshift=2 + 12 * (n % 2), text=mark["title"], showarrow=False,
+                           name="chapter", font={"size": 10, "color": CHAPTER_COLOUR})
+
+
+def review_figure(review: dict[str, Any], *, selected: int | None = None,
+                  chapters: Sequence[ChapterLike] = ()) -> go.Figure:
     """The evaluation graph of ``review``: red's expected score decision by decision (0 to 1,
     the 50% line dashed), each inaccuracy, mistake and blunder marked in its grade's colour and
     symbol (one legend entry a grade), the moments annotated. ``selected``: the index of the
-    decision on show, marked by a dotted line."""
+    decision on show, marked by a dotted line. ``chapters``: the battle's chapters
+    (engine/review_aar.chapters), each a dotted line at its first decision with its title
+    above the graph (labels of chapters in a row alternate between two heights)."""
     fig = go.Figure()
+    _draw_chapters(fig, chapters)
     fig.add_trace(_scatter(line_points(review), mode="lines+markers", name="red's win %",
                            line={"color": LINE_COLOUR, "width": 2}, marker={"size": 4},
                            meta={"role": "eval"}))
@@ -124,7 +169,8 @@ def review_figure(review: dict[str, Any], *, selected: int | None = None) -> go.
                      "point: the result)" if review.get("ended") else "decision")
     fig.update_yaxes(range=[0, 1], tickformat=".0%", gridcolor="#eee",
                      title_text="red's expected score")
-    fig.update_layout(height=340, margin={"l": 50, "r": 10, "t": 20, "b": 40},
+    top = 40 if chapter_marks(chapters) else 20  # room for the chapters' titles
+    fig.update_layout(height=340 + top - 20, margin={"l": 50, "r": 10, "t": top, "b": 40},
                       plot_bgcolor="white", hovermode="closest",
                       legend={"orientation": "h", "y": -0.25})
     return fig

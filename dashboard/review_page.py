@@ -3,10 +3,16 @@ the background, the grade counts, the order table's rows, which decision a click
 a row names, the position it was made in and the link to it on the Replay page. The page
 (dashboard/views/review.py) only lays these out.
 
-The review runs in process (scheduler "inprocess": a page must not start a cluster) in a
-background thread (dashboard/background.py), one job per game and length per server: every
-session and rerun asking for the same game finds the same job, so the page stays responsive
-while it runs and a second open is instant.
+A review stored beside the game (events/analysis_store.py, as `warlog review` stores it) is
+read first: a review searches every decision, so the page shows a stored one at once rather than
+searching again on every server start. Only when none is stored (or it cannot be read) does the
+review run in process (scheduler "inprocess": a page must not start a cluster) in a background
+thread (dashboard/background.py), one job per game and length per server: every session and
+rerun asking for the same game finds the same job, so the page stays responsive while it runs.
+The job stores what it computes under the command's own key (budget, seed, evaluator), so
+`warlog review` and `warlog report` find it too; a database that refuses the write costs the
+page nothing. A review by an older evaluator is shown, said to be one, and reviewed again only
+when the reader asks: its numbers are still an answer, just an older one.
 """
 
 from __future__ import annotations
@@ -18,10 +24,16 @@ from urllib.parse import urlencode
 
 from warlog.dashboard import background, data
 from warlog.dashboard.review_chart import MARKED
+from warlog.engine.evaluator import load_weights
 from warlog.engine.fold import Timeline
+from warlog.engine.review import Budget
+from warlog.engine.review_aar import Item, Section, after_action, sections
 from warlog.engine.review_score import GRADES, mover, percent
 from warlog.engine.state import GameState
+from warlog.events.analysis_store import AnalysisStore
+from warlog.events.store import StoreError
 from warlog.jobs import run_tasks
+from warlog.report_review import stored_review
 from warlog.review_job import run_review
 
 Event = dict[str, Any]
@@ -65,11 +77,108 @@ def review_now(game: str, events: Sequence[Event],
                       runner=runner).as_dict()
 
 
-def review_job(identity: str, game: str, events: Sequence[Event]) -> background.Job:
+def current_evaluator() -> str:
+    """The version of the evaluator this warlog grades with."""
+    return load_weights()["version"]
+
+
+def review_params() -> dict[str, Any]:
+    """The key `warlog review` (no --budget, no --seed) stores its review under: the page's
+    review is that command's, so each finds the other's."""
+    from warlog.review_cmd import review_params as command_params  # the CLI's one definition
+
+    return command_params(Budget(), REVIEW_SEED, current_evaluator())
+
+
+def stored(db: str, events: Sequence[Event]) -> dict[str, Any] | None:
+    """The readable review stored for this game at its present length (the current
+    evaluator's first, else the latest by another), or None: none stored, or one edited
+    outside warlog (reviewed again rather than shown half). Readable means the after-action
+    report can be told from it too: a database anyone may edit can hold a review of the right
+    shape whose turning points name decisions it does not hold."""
+    found = stored_review(db, list(events))
+    if found is None:
+        return None
+    try:
+        report_sections(found, events)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        return None
+    return found
+
+
+def older_evaluator_line(review: dict[str, Any]) -> str | None:
+    """One line when ``review`` was made by an evaluator other than this warlog's (plain
+    text: the stored version is data), else None."""
+    made_by, ours = review.get("evaluator"), current_evaluator()
+    if made_by == ours:
+        return None
+    return f"Reviewed by evaluator {made_by}; this warlog's evaluator is {ours}."
+
+
+def store_review(db: str, events: Sequence[Event], review: dict[str, Any]) -> bool:
+    """Keep ``review`` beside its game as `warlog review` does (one transaction); False when
+    the database refuses it (read-only, altered outside warlog): the review is shown anyway."""
+    try:
+        with AnalysisStore(db) as store:
+            store.save_review(review["game"], review_params(), events[-1]["seq"], review)
+    except StoreError:
+        return False
+    return True
+
+
+def review_and_store(db: str, game: str, events: Sequence[Event],
+                     progress: background.Progress | None = None) -> dict[str, Any]:
+    """The background job's work: the review, then stored, so the next server start (and the
+    command line) finds it."""
+    review = review_now(game, events, progress)
+    store_review(db, events, review)
+    return review
+
+
+def review_job(identity: str, game: str, events: Sequence[Event],
+               db: str | None = None) -> background.Job:
     """The game's review under way or done, started on the first call (a Streamlit cache
-    resource: needs a running page or AppTest)."""
+    resource: needs a running page or AppTest), stored in ``db`` once done when given (the
+    key's identity names the database already)."""
     events = list(events)
-    return background.job(review_key(identity, events), partial(review_now, game, events))
+    work = (partial(review_now, game, events) if db is None
+            else partial(review_and_store, db, game, events))
+    return background.job(review_key(identity, events), work)
+
+
+def report_sections(review: dict[str, Any], events: Sequence[Event]) -> list[Section]:
+    """The after-action report's four questions (engine/review_aar.py), from the review shown
+    and the log it covers: no search, a fold of the log at most."""
+    return sections(after_action(review, events), review)
+
+
+def item_markdown(item: Item, depth: int = 0) -> str:
+    """``item`` and the lines under it as a Markdown list (each level two spaces in), every
+    text escaped."""
+    lines = [f"{'  ' * depth}- {data.markdown_text(item.text)}"]
+    lines += [item_markdown(u, depth + 1) for u in item.under]
+    return "\n".join(lines)
+
+
+def section_blocks(section: Section) -> list[tuple[str, int | None, int]]:
+    """How the page lays a question's items out: (Markdown, decision, depth) blocks. Items
+    without a moment are gathered into one list; an item with moments under it is its own
+    block, each moment its own (with its decision, for its "Show on the board" button) at
+    depth 1: a list of one, which the page indents itself (a block's Markdown cannot)."""
+    blocks: list[tuple[str, int | None, int]] = []
+    plain: list[str] = []
+    for item in section.items:
+        if not any(u.decision is not None for u in item.under):
+            plain.append(item_markdown(item))
+            continue
+        if plain:
+            blocks.append(("\n".join(plain), None, 0))
+            plain = []
+        blocks.append((item_markdown(Item(item.text)), None, 0))
+        blocks += [(item_markdown(u), u.decision, 1) for u in item.under]
+    if plain:
+        blocks.append(("\n".join(plain), None, 0))
+    return blocks
 
 
 def progress_text(done: int, total: int) -> str:

@@ -1,11 +1,17 @@
 """The Review page: was it the dice or the decisions, and where was the battle won or lost.
 
-A thin page over tested modules: the review is engine/review.py's (run in process, in the
-background: dashboard/review_page.py), the graph dashboard/review_chart.py's, the rows, counts
-and links dashboard/review_page.py's, the board dashboard/board.py's as the Replay page draws
-it. The page only lays them out: each side's headline (start + orders + dice = result) and
-accuracy, the evaluation graph decision by decision, the order table, and the board at the
-decision picked by a click on the graph or a row.
+A thin page over tested modules: the review is engine/review.py's (the one stored beside the
+game, else run in process in the background and stored: dashboard/review_page.py), the graph
+dashboard/review_chart.py's, the rows, counts, links and the after-action report's layout
+dashboard/review_page.py's (its words engine/review_aar.py's), the board dashboard/board.py's
+as the Replay page draws it. The page only lays them out: each side's headline (start + orders
++ dice = result) and accuracy, the after-action report's four questions, the evaluation graph
+decision by decision with the battle's chapters, the order table, and the board at the
+decision picked by a click on the graph, a row or a moment of the report.
+
+A stored review by an older evaluator is shown with one line saying so and a "Review again"
+button; the button's choice is kept for the session (``review_again``: the review it was
+pressed for), and the current evaluator's review then runs in the background as any other.
 
 The game is one of the database's, chosen in the sidebar or by the address (``?game=ID``, as
 the Replay page links games); the Replay page's own picker lives in its page file, which runs
@@ -27,10 +33,12 @@ from typing import Any
 import streamlit as st
 
 from warlog.dashboard import board, board_click, data, review_chart, review_page, review_try
+from warlog.engine import review_aar
 
 Event = dict[str, Any]
 POLL_SECONDS = 1
 SELECTED, SELECTED_FOR = "review_selected", "review_selected_for"
+AGAIN = "review_again"
 
 
 def choose_game() -> tuple[str, str, str, list[Event]] | str:
@@ -96,6 +104,43 @@ def summary(review: dict[str, Any]) -> None:
                      "accuracy", help="lichess's accuracy, 0 to 100", format="%.1f")})
 
 
+def _ask_again(review_id: str) -> None:
+    st.session_state[AGAIN] = review_id
+
+
+def after_action_report(review: dict[str, Any], events: list[Event], review_id: str) -> None:
+    """The four questions (what was planned, what happened, why, what to keep and change),
+    each a subheading over its items; each moment of a chapter with a button that shows its
+    decision on the board, as a click on the graph does."""
+    with st.expander("After-action report", expanded=True):
+        for section in review_page.report_sections(review, events):
+            st.subheader(data.markdown_text(section.heading))
+            st.caption(data.markdown_text(section.intro))
+            for text, decision, depth in review_page.section_blocks(section):
+                if decision is None and not depth:
+                    st.markdown(text)
+                    continue
+                _, said, button = st.columns([1, 16, 5], vertical_alignment="center")
+                said.markdown(text)
+                if decision is not None:
+                    button.button("Show on the board", key=f"review_moment_{decision}",
+                                  type="tertiary", icon=":material/my_location:",
+                                  on_click=_select, args=(decision, review_id))
+
+
+def older_evaluator(review: dict[str, Any], review_id: str) -> None:
+    """One line when the review shown is an older evaluator's, and the button that reviews
+    the game again with this warlog's."""
+    line = review_page.older_evaluator_line(review)
+    if line is None:
+        return
+    st.info(data.markdown_text(line), icon=":material/history:")
+    if st.session_state.get(AGAIN) != review_id:
+        st.button("Review again", key="review_again_button", on_click=_ask_again,
+                  args=(review_id,), help="Review the game with this warlog's evaluator, in "
+                  "the background; the review is stored when done.")
+
+
 def order_table(review: dict[str, Any], review_id: str) -> None:
     only = st.toggle("Only inaccuracies and worse", key="review_only_flawed")
     rows, indices = review_page.order_rows(review, only_flawed=only)
@@ -139,29 +184,38 @@ def main() -> None:
     gid, identity, key, events = chosen
     st.caption(f"Game {data.code_span(gid)}: every decision weighed against the best order "
                "found there, with its dice averaged out (`warlog review`, docs/review.md).")
-    job = review_page.review_job(identity, gid, events)
-    if not job.finished:
-        reviewing(job)
-        return
-    try:
-        review = job.result()
-    except Exception as exc:  # noqa: BLE001 - a log the review cannot read: one line, not a trace
-        st.error(data.markdown_text(f"Cannot review this game: {exc}"))
-        return
+    review_id = review_page.review_key(identity, events)
+    review = review_page.stored(data.db_path(), events)
+    asked_again = st.session_state.get(AGAIN) == review_id
+    if review is None or (asked_again and review_page.older_evaluator_line(review)):
+        job = review_page.review_job(identity, gid, events, data.db_path())
+        if not job.finished:
+            reviewing(job)
+            if review is None:
+                return  # (else the older review stays on show while the new one is made)
+        else:
+            try:
+                review = job.result()
+            except Exception as exc:  # noqa: BLE001 - a log the review cannot read: one line
+                st.error(data.markdown_text(f"Cannot review this game: {exc}"))
+                return
     if not review["orders"]:
         st.info("No decision was made in this game yet: nothing to review.")
         return
-    review_id, count = review_page.review_key(identity, events), len(review["orders"])
+    count = len(review["orders"])
+    older_evaluator(review, review_id)
     summary(review)
+    after_action_report(review, events, review_id)
     pick = selected(review_id, count)
     st.subheader("The evaluation, decision by decision")
     st.caption("Red's expected score (a win counts 1, a draw half) before each decision, then "
                "the result; each decision's point is the position it was made in, the line "
                "from it what its order and dice did. Inaccuracies, mistakes and blunders are "
-               "marked; the moments that mattered are labelled. Click a mark or a row to see "
-               "the board there.")
-    st.plotly_chart(review_chart.review_figure(review, selected=pick), key="review_chart",
-                    on_select=partial(_chart_clicked, review_id, count),
+               "marked; the moments that mattered are labelled, the battle's chapters titled "
+               "along the top. Click a mark or a row to see the board there.")
+    chapters = review_aar.chapters(review, events)
+    st.plotly_chart(review_chart.review_figure(review, selected=pick, chapters=chapters),
+                    key="review_chart", on_select=partial(_chart_clicked, review_id, count),
                     selection_mode="points", config={"displayModeBar": False})
     table, shown = st.columns([3, 2])
     with table:

@@ -2,7 +2,10 @@
 reviewed in the background with a progress bar, then shows each side's headline, the evaluation
 graph decision by decision and the order table; a decision picked shows the board where it was
 made and a link to it on the Replay page; a second session finds the review done; a game whose
-id is Markdown is shown as written, never as a link.
+id is Markdown is shown as written, never as a link. A review stored beside the game is shown at
+once, with its after-action report and its chapters on the graph; one the page computes is
+stored; an older evaluator's is said to be one and reviewed again on request; one that cannot
+be read is reviewed again.
 
 The review is held at a gate until the test has seen the page waiting, so what the first run
 shows does not depend on how fast the machine is; after that the test reruns the page until the
@@ -23,10 +26,20 @@ from waits import LIMIT
 from whatif_games import bot_game
 
 from warlog.dashboard import background, board, review_page
+from warlog.engine import review, review_aar
+from warlog.engine.bots import next_order
+from warlog.engine.game import Game
+from warlog.events.analysis_store import AnalysisStore
+from warlog.events.model import make_note
 from warlog.events.sqlite_store import SQLiteEventStore
+from whatif_games import mirror_scenario
 
 PAGE = "views/review.py"
 LINKED = "[text](http://host/evil)"  # a game id that is a disguised link
+PLAN = "Take the **ford**, <b>then</b> ![i](http://host/x) hold"  # a hostile plan note
+AUTHOR = "**Ann** [me](http://host/evil)"
+SMALL = review.Budget(candidates=2, cap=64, samples=8)  # a quick review for the store
+HOSTILE_GAME = "planned"
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +51,45 @@ def game() -> list[dict]:
 def expected(game) -> dict:
     """The review the page must show: the command's, computed here once."""
     return review_page.review_now(game[0]["game"], game)
+
+
+@pytest.fixture(scope="module")
+def planned() -> list[dict]:
+    """A bot game in which red wrote a hostile plan before its first order."""
+    game = Game.new(HOSTILE_GAME, mirror_scenario(), seed=5,
+                    players={"red": "aggressive", "blue": "aggressive"})
+    game = Game(game.events + [make_note(game.events, 1, PLAN, AUTHOR, plan_of="red")])
+    while not game.state.ended:
+        game.play(next_order(game.state), by=game.state.players[game.state.to_act])
+    return list(game.events)
+
+
+def _small_review(events: list[dict], evaluator: str) -> dict:
+    verdicts = review.judge(events, [d.index for d in review.decisions(events)], SMALL)
+    return review.assemble(events[0]["game"], events, verdicts, evaluator).as_dict()
+
+
+def _keep(tmp_path, events: list[dict], data: dict, evaluator: str) -> None:
+    """Store ``data`` as `warlog review` would have, made by ``evaluator``."""
+    with AnalysisStore(tmp_path / "review.db") as store:
+        store.save_review(events[0]["game"], {**review_page.review_params(),
+                                              "evaluator": evaluator}, events[-1]["seq"], data)
+
+
+def _kept(tmp_path, events: list[dict]) -> dict | None:
+    """The review stored under the page's (the command's) key, the current evaluator's."""
+    with AnalysisStore(tmp_path / "review.db") as store:
+        return store.load_review(events[0]["game"], review_page.review_params(),
+                                 events[-1]["seq"])
+
+
+@pytest.fixture
+def no_review(monkeypatch):
+    """A page that starts a review fails the test: it should show the stored one."""
+    def refused(*args, **kwargs):
+        raise AssertionError("the page reviewed the game again")
+
+    monkeypatch.setattr(review_page, "run_review", refused)
 
 
 @pytest.fixture
@@ -95,6 +147,8 @@ def _table(at: AppTest):
 def test_a_game_is_reviewed_in_the_background_then_shown(tmp_path, monkeypatch, gate, game,
                                                          expected):
     _store(tmp_path, monkeypatch, {game[0]["game"]: game})
+    _keep(tmp_path, game, {"format": 1, "orders": "edited outside warlog"},
+          review_page.current_evaluator())  # not a review: ignored, the game reviewed again
     at = _open()
     waiting = at.get("progress")
     assert len(waiting) == 1 and waiting[0].proto.text.startswith("Reviewing the game")
@@ -138,6 +192,7 @@ def test_a_game_is_reviewed_in_the_background_then_shown(tmp_path, monkeypatch, 
 
     again = _open()  # another session: the review is done on this server
     assert _spec(again) is not None and not again.get("progress")
+    assert _kept(tmp_path, game) == expected  # and stored beside the game, as the command's
 
 
 def test_a_game_id_that_is_markdown_is_shown_as_written(tmp_path, monkeypatch, game, expected):
@@ -184,3 +239,62 @@ def test_the_better_order_found_is_drawn_beside_the_one_played(tmp_path, monkeyp
     said = " ".join(shown(c.value) for c in at.caption)
     assert f"dashed, the {board.ALTERNATIVE_LEGEND}, {order['best_text']}" in said
     assert [b.key for b in at.button if b.key == "review_try_it"]
+
+
+def _bodies(at: AppTest) -> str:
+    return " ".join(shown(m.value) for m in at.markdown)
+
+
+def test_a_stored_review_is_shown_at_once_with_its_after_action_report(tmp_path, monkeypatch,
+                                                                       planned, no_review):
+    stored = _small_review(planned, review_page.current_evaluator())
+    _store(tmp_path, monkeypatch, {HOSTILE_GAME: planned})
+    _keep(tmp_path, planned, stored, review_page.current_evaluator())
+    at = _open(HOSTILE_GAME)  # the first run: no job, no progress, the review itself
+    assert not at.get("progress") and _spec(at) is not None
+    for side in ("red", "blue"):
+        assert stored["headline"][side] in _bodies(at)
+    assert not [i for i in at.info if "evaluator" in i.value]  # the current evaluator's
+    (report,) = [e for e in at.expander if e.label == "After-action report"]
+    assert report.proto.expanded
+    assert [shown(h.value) for h in report.subheader] == list(review_aar.QUESTIONS)
+    said = " ".join(shown(m.value) for m in report.markdown)
+    assert f"red (**Ann** [me](http://host/evil)), as of event 1: {PLAN}" in said
+    assert not leaks(at), leaks(at)  # the plan and its author shown as written, never markup
+    chapters = [c for c in review_aar.chapters(stored, planned) if c.kind != "end"]
+    for chapter in chapters:
+        assert chapter.title in said
+    labels = [a for a in _spec(at)["layout"]["annotations"] if a.get("name") == "chapter"]
+    assert [a["text"] for a in labels] == [c.title for c in chapters]
+    assert [s["x0"] for s in _spec(at)["layout"]["shapes"] if s.get("name") == "chapter"] == [
+        c.first + 1 for c in chapters]
+
+    moment = stored["moments"][0]["index"]  # its button shows the decision on the board
+    at.button(key=f"review_moment_{moment}").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state["review_selected"] == moment
+    assert [c.key for c in at.get("bidi_component")] == ["review_board"]
+    assert f"Decision {moment + 1}, turn" in " ".join(shown(c.value) for c in at.caption)
+
+
+def test_an_older_evaluators_review_is_said_and_reviewed_again_on_request(tmp_path, monkeypatch,
+                                                                           planned):
+    older = _small_review(planned, "old-1")
+    _store(tmp_path, monkeypatch, {HOSTILE_GAME: planned})
+    _keep(tmp_path, planned, older, "old-1")
+    at = _open(HOSTILE_GAME)
+    assert not at.get("progress") and older["headline"]["red"] in _bodies(at)
+    line = f"Reviewed by evaluator old-1; this warlog's evaluator is " \
+           f"{review_page.current_evaluator()}."
+    assert [shown(i.value) for i in at.info if "evaluator" in i.value] == [line]
+    assert _kept(tmp_path, planned) is None  # nothing reviewed yet
+    at.button(key="review_again_button").click().run()
+    assert not at.exception, at.exception
+    assert not [b for b in at.button if b.key == "review_again_button"]  # asked once
+    rerun_until(at, lambda at: not [i for i in at.info if "evaluator" in i.value],
+                "the current evaluator's review never came")
+    current = _kept(tmp_path, planned)
+    assert current is not None and current["evaluator"] == review_page.current_evaluator()
+    assert current["headline"]["red"] in _bodies(at) and _spec(at) is not None
+    fresh = _open(HOSTILE_GAME)  # a new session finds the current one stored: no line, no job
+    assert not fresh.get("progress") and not [i for i in fresh.info if "evaluator" in i.value]

@@ -1,8 +1,8 @@
 """The Review page's figure and logic without Streamlit (dashboard/review_chart.py,
 dashboard/review_page.py): the evaluation line decision by decision ending at the result, each
 graded mark in its grade's colour and symbol at its decision, the moments annotated, the 50%
-line; the order table's rows and filter; a click naming a decision; the position before a
-decision as replay folds it; the Replay link."""
+line; the battle's chapters along the top; the order table's rows and filter; a click naming a
+decision; the position before a decision as replay folds it; the Replay link."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from figure_traces import one, traces
 from whatif_games import bot_game
 
 from warlog.dashboard import review_chart, review_page
+from warlog.engine import review_aar
 from warlog.engine.fold import Timeline, replay
+from warlog.engine.review_aar import Chapter
 
 
 def _order(index: int, side: str, grade: str, before: float, expected: float, after: float,
@@ -137,9 +139,15 @@ def test_the_replay_link_encodes_a_hostile_id():
                                                 "event": ["40"]}
 
 
-def test_a_real_review_is_drawn_and_its_positions_are_those_replay_folds():
+@pytest.fixture(scope="module")
+def real() -> tuple[list[dict], dict]:
+    """A bot game and the page's review of it (seconds: made once for the tests below)."""
     events = bot_game(seed=5)
-    review = review_page.review_now(events[0]["game"], events)
+    return events, review_page.review_now(events[0]["game"], events)
+
+
+def test_a_real_review_is_drawn_and_its_positions_are_those_replay_folds(real):
+    events, review = real
     orders = review["orders"]
     fig = review_chart.review_figure(review)
     assert len(one(fig, "eval").x) == len(orders) + 1
@@ -152,3 +160,46 @@ def test_a_real_review_is_drawn_and_its_positions_are_those_replay_folds():
         assert events[at]["kind"] in ("order_given", "side_conceded")
         state = review_page.position_before(tl, events, order)
         assert state.checksum() == replay(events[:at]).checksum()
+
+
+def _chapter(kind: str, title: str, first: int | None, last: int | None) -> Chapter:
+    return Chapter(kind=kind, title=title, seq=0, turn=1, last_turn=1, first=first, last=last,
+                   start=0.5, end=0.5)
+
+
+def test_the_chapters_are_drawn_at_their_first_decisions_with_their_titles(review):
+    chapters = [_chapter("deployment", "Deployment and approach", 0, 1),
+                _chapter("contact", "First contact <b>", 2, 3),
+                _chapter("turning point", "Red takes the lead", 4, 4),
+                _chapter("end", "The end: red wins", None, None)]
+    plain = review_chart.review_figure(review, selected=2)
+    fig = review_chart.review_figure(review, selected=2, chapters=chapters)
+    lines = [s for s in fig.layout.shapes if s.name == "chapter"]
+    assert [s.x0 for s in lines] == [1, 3, 5] and all(s.line.dash == "dot" for s in lines)
+    bands = [s for s in fig.layout.shapes if s.name == "chapter band"]
+    assert [(s.x0, s.x1) for s in bands] == [(3, 5)]  # every other chapter, to its last point
+    labels = [a for a in fig.layout.annotations if a.name == "chapter"]
+    assert [(a.x, a.text) for a in labels] == [(1, "Deployment and approach"),
+                                               (3, "First contact &lt;b&gt;"),
+                                               (5, "Red takes the lead")]
+    assert all(a.yref == "paper" and a.y == 1 for a in labels)  # along the top
+    assert len({a.yshift for a in labels[:2]}) == 2  # neighbours' labels at two heights
+    # drawn beside, never instead of, what the graph held: the same traces (a click still
+    # names a decision), the moments, the even and selected lines
+    assert [t.name for t in fig.data] == [t.name for t in plain.data]
+    assert ([a.text for a in fig.layout.annotations if a.name == "moment"]
+            == [a.text for a in plain.layout.annotations if a.name == "moment"])
+    assert {s.name for s in fig.layout.shapes} - {"chapter", "chapter band"} == {"even",
+                                                                               "selected"}
+
+
+def test_a_real_reviews_chapters_are_those_of_the_after_action_report(real):
+    events, review = real
+    chapters = review_aar.chapters(review, events)
+    fig = review_chart.review_figure(review, chapters=chapters)
+    told = [c for c in chapters if c.kind != "end"]
+    assert len(told) >= 2  # deployment and first contact at least
+    assert ([a.text for a in fig.layout.annotations if a.name == "chapter"]
+            == [c.title for c in told])
+    assert [s.x0 for s in fig.layout.shapes if s.name == "chapter"] == [c.first + 1
+                                                                        for c in told]

@@ -112,7 +112,7 @@ def after_action_report(review: dict[str, Any], events: list[Event], review_id: 
     """The four questions (what was planned, what happened, why, what to keep and change),
     each a subheading over its items; each moment of a chapter with a button that shows its
     decision on the board, as a click on the graph does."""
-    with st.expander("After-action report", expanded=True):
+    with st.expander("After-action report", expanded=False):
         for section in review_page.report_sections(review, events):
             st.subheader(data.markdown_text(section.heading))
             st.caption(data.markdown_text(section.intro))

@@ -256,7 +256,7 @@ def test_a_stored_review_is_shown_at_once_with_its_after_action_report(tmp_path,
         assert stored["headline"][side] in _bodies(at)
     assert not [i for i in at.info if "evaluator" in i.value]  # the current evaluator's
     (report,) = [e for e in at.expander if e.label == "After-action report"]
-    assert report.proto.expanded
+    assert not report.proto.expanded  # the headlines and the graph come first
     assert [shown(h.value) for h in report.subheader] == list(review_aar.QUESTIONS)
     said = " ".join(shown(m.value) for m in report.markdown)
     assert f"red (**Ann** [me](http://host/evil)), as of event 1: {PLAN}" in said

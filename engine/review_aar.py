@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from warlog.engine import analysis
-from warlog.engine.review_score import GRADES, SIDES, mover, percent
+from warlog.engine.review_score import GRADES, SIDES, moved_by, mover, percent
 
 Event = dict[str, Any]
 LESSONS = 3  # decisions named per side under "keep" and "change", and under "why"
@@ -314,7 +314,7 @@ def _happened(report: AfterAction, review: dict[str, Any]) -> list[Item]:
         moments = []
         for i in c.moments:
             m, o = by_index[i], orders[i]
-            cause = "the dice" if abs(m["dice"]) > abs(m["decision"]) else "the order"
+            cause = moved_by(m)
             moments.append(Item(f"Turn {o['turn']}, {o['side']}: {o['text']}: red "
                                 f"{percent(m['before'])} → {percent(m['after'])} ({cause})",
                                 decision=i))

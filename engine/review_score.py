@@ -30,6 +30,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 SIDES = ("red", "blue")
 
@@ -334,6 +335,12 @@ class Moment:
         """"decision" or "dice": whichever part of the swing is larger (a tie is the decision's,
         since the order came first)."""
         return "decision" if abs(self.decision) >= abs(self.dice) else "dice"
+
+
+def moved_by(moment: dict[str, Any]) -> str:
+    """What a stored moment's swing is told as: "the order" or "the dice", by ``Moment.cause``'s
+    rule (every face that names a moment's cause says it in these words)."""
+    return "the dice" if abs(moment["dice"]) > abs(moment["decision"]) else "the order"
 
 
 def moments(records: Sequence[Judged], n: int = 5, gap: int = 3) -> list[Moment]:

@@ -29,7 +29,7 @@ from rich.table import Table
 
 from warlog.cli_common import (DEFAULT_DB, SEED_RANGE, DbOption, OneLineErrors, err, friendly,
                                 out)
-from warlog.engine.review_score import mover, percent
+from warlog.engine.review_score import moved_by, mover, percent
 from warlog.events.safe_files import check_output
 from warlog.whatif_cmd import JsonOpt, RefArg, SchedulerOpt, WorkersOpt, _fail, _load
 
@@ -225,7 +225,7 @@ def print_review(data: dict[str, Any]) -> None:
         out.print("The moments that mattered:")
         for m in data["moments"]:
             o = orders[m["index"]]
-            cause = "the dice" if abs(m["dice"]) > abs(m["decision"]) else "the order"
+            cause = moved_by(m)
             out.print(f"  turn {o['turn']}, {o['side']}: {escape(o['text'])}: red "
                       f"{percent(m['before'])} -> {percent(m['after'])} ({cause})", soft_wrap=False)
 

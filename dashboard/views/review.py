@@ -108,12 +108,12 @@ def _ask_again(review_id: str) -> None:
     st.session_state[AGAIN] = review_id
 
 
-def after_action_report(review: dict[str, Any], events: list[Event], review_id: str) -> None:
+def after_action_report(sections: list[review_aar.Section], review_id: str) -> None:
     """The four questions (what was planned, what happened, why, what to keep and change),
     each a subheading over its items; each moment of a chapter with a button that shows its
     decision on the board, as a click on the graph does."""
     with st.expander("After-action report", expanded=False):
-        for section in review_page.report_sections(review, events):
+        for section in sections:
             st.subheader(data.markdown_text(section.heading))
             st.caption(data.markdown_text(section.intro))
             for text, decision, depth in review_page.section_blocks(section):
@@ -205,7 +205,8 @@ def main() -> None:
     count = len(review["orders"])
     older_evaluator(review, review_id)
     summary(review)
-    after_action_report(review, events, review_id)
+    report = review_aar.after_action(review, events)  # told once a run: the report, the graph
+    after_action_report(review_aar.sections(report, review), review_id)
     pick = selected(review_id, count)
     st.subheader("The evaluation, decision by decision")
     st.caption("Red's expected score (a win counts 1, a draw half) before each decision, then "
@@ -213,8 +214,7 @@ def main() -> None:
                "from it what its order and dice did. Inaccuracies, mistakes and blunders are "
                "marked; the moments that mattered are labelled, the battle's chapters titled "
                "along the top. Click a mark or a row to see the board there.")
-    chapters = review_aar.chapters(review, events)
-    st.plotly_chart(review_chart.review_figure(review, selected=pick, chapters=chapters),
+    st.plotly_chart(review_chart.review_figure(review, selected=pick, chapters=report.chapters),
                     key="review_chart", on_select=partial(_chart_clicked, review_id, count),
                     selection_mode="points", config={"displayModeBar": False})
     table, shown = st.columns([3, 2])

@@ -1,5 +1,7 @@
 """A game's review at scale: engine.review's search at every decision, run through warlog.jobs
-(in process, a local cluster, or a Dask scheduler elsewhere).
+(in process, a local cluster, or a Dask scheduler elsewhere; ``auto`` keeps a game of
+IN_PROCESS_UP_TO decisions or fewer in process, where a cluster's start costs more than it
+saves).
 
 A task is one decision: the game's log (shared by a chunk's tasks, pickled once per chunk), its
 key and the decision's number. Each worker process folds the log once (the positions before
@@ -22,6 +24,12 @@ from warlog.jobs import KeptByKey, log_key, run_tasks
 
 Event = dict[str, Any]
 _CACHE_SIZE = 4
+IN_PROCESS_UP_TO = 1_000
+"""``auto`` reviews a game of this many decisions or fewer in process. A decision costs 2 to
+15 ms of search (measured: a 200-decision Portable Wargame game 1.7-2.6 s of CPU, an
+887-decision horse-and-musket game 1.3 s), while a local cluster costs about 1.5 s to start,
+import warlog in its workers and close: below this size a cluster of 2 workers finishes later
+than one process (benchmarks/bench_review.py prints both)."""
 
 
 @dataclass(frozen=True)
@@ -61,5 +69,7 @@ def run_review(game: str, events: Sequence[Event], *, budget: review.Budget = re
     events = list(events)
     key = log_key(events)
     tasks = [DecisionTask(key, events, d.index, budget, seed) for d in review.decisions(events)]
+    if scheduler == "auto" and len(tasks) <= IN_PROCESS_UP_TO:
+        scheduler = "inprocess"
     verdicts = (runner or run_tasks)(judge_task, tasks, scheduler=scheduler, workers=workers)
     return review.assemble(game, events, verdicts, load_weights()["version"])

@@ -92,6 +92,24 @@ def test_the_same_review_on_one_and_two_workers(game_file):
     assert one == two
 
 
+def test_auto_keeps_a_game_in_process_until_a_cluster_pays_for_its_start(events, monkeypatch):
+    """A decision's search costs milliseconds, a cluster's start seconds: ``auto`` reviews a game
+    of up to IN_PROCESS_UP_TO decisions in process, a longer one on a cluster; asked for one,
+    a game gets the scheduler asked for."""
+    asked = []
+
+    def record(fn, tasks, *, scheduler, workers):
+        asked.append((len(tasks), scheduler))
+        return [fn(t) for t in tasks]
+
+    review_job.run_review("g", events, budget=Budget(candidates=1), runner=record)
+    review_job.run_review("g", events, budget=Budget(candidates=1), scheduler="local",
+                          runner=record)
+    monkeypatch.setattr(review_job, "IN_PROCESS_UP_TO", asked[0][0] - 1)
+    review_job.run_review("g", events, budget=Budget(candidates=1), runner=record)
+    assert [s for _, s in asked] == ["inprocess", "local", "auto"]
+
+
 def test_markdown_escapes_the_games_text(tmp_path, game_file):
     out = tmp_path / "review.md"
     run(str(game_file), *QUICK, "--markdown", str(out))

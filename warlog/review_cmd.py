@@ -94,7 +94,7 @@ def review(
     if as_json:
         out.print_json(json.dumps(data))
         return
-    print_review(data)
+    print_review(data, events)
     if markdown is not None:
         out.print(f"[dim]written: {escape(str(markdown))}[/dim]")
     if from_file:
@@ -191,8 +191,9 @@ def _store(db: Path, game: str, params: dict[str, Any], last: int, data: dict) -
     return True
 
 
-def print_review(data: dict[str, Any]) -> None:
-    """The review in 80 columns: headline, accuracies, grades, the graded orders, moments."""
+def print_review(data: dict[str, Any], events: list[dict]) -> None:
+    """The review in 80 columns: headline, accuracies, grades, the graded orders, then the
+    battle's chapters with their moments."""
     orders = data["orders"]
     out.print(f"Review of {escape(data['game'])}", soft_wrap=False)
     out.print(f"{len(orders)} decisions, evaluator {data['evaluator']}"
@@ -221,13 +222,26 @@ def print_review(data: dict[str, Any]) -> None:
                       f"{percent(before)}>{percent(expected)}",
                       o["grade"] + GRADE_MARK[o["grade"]])
     out.print(table)
-    if data["moments"]:
-        out.print("The moments that mattered:")
-        for m in data["moments"]:
-            o = orders[m["index"]]
-            cause = moved_by(m)
-            out.print(f"  turn {o['turn']}, {o['side']}: {escape(o['text'])}: red "
-                      f"{percent(m['before'])} -> {percent(m['after'])} ({cause})", soft_wrap=False)
+    print_story(data, events)
+
+
+def print_story(data: dict[str, Any], events: list[dict]) -> None:
+    """The after-action report's plans (when a side wrote one) and the battle in chapters, each
+    with the moments that mattered in it (engine/review_aar: the same words as the Markdown, the
+    HTML report and the Review page), indented so a chapter's moments read under it."""
+    from warlog.engine.review_aar import after_action, sections
+
+    report = after_action(data, events)
+    planned, happened = sections(report, data)[:2]
+    if any(report.plans.values()):
+        out.print(f"{planned.heading}:")
+        for item in planned.items:
+            out.print(f"  {escape(item.text)}", soft_wrap=False)
+    out.print("The battle in chapters, and the moments that mattered:")
+    for item in happened.items:
+        out.print(f"  {escape(item.text)}", soft_wrap=False)
+        for moment in item.under:
+            out.print(f"    {escape(moment.text)}", soft_wrap=False)
 
 
 def main() -> None:

@@ -62,8 +62,36 @@ def test_the_text_review_has_the_headline_accuracies_grades_and_moments(game_fil
     assert any(" won from " in line for line in lines[2:4])
     assert any(" lost from " in line for line in lines[2:4])
     assert sum(line.startswith(("red: accuracy", "blue: accuracy")) for line in lines) == 2
-    assert "The moments that mattered:" in text
+    assert "The battle in chapters, and the moments that mattered:" in text
     assert max(len(line) for line in lines) <= 80
+
+
+def test_the_text_tells_the_plans_and_the_battle_in_chapters(tmp_path):
+    """A side's plan (as written, Markdown and all, as plain text), then each chapter with the
+    moments that mattered indented under it; every moment of the review under one chapter."""
+    from warlog.engine.bots import next_order
+    from warlog.engine.game import Game
+
+    game = Game.new("planned", load_scenario("ancients-river-crossing"), seed=5,
+                    players={"red": "aggressive", "blue": "cautious"})
+    game = Game(game.events + [make_note(game.events, 1, "Hold the [ford]", "Ann",
+                                         plan_of="red")])
+    while not game.state.ended:
+        game.play(next_order(game.state), by=game.state.players[game.state.to_act])
+    path = tmp_path / "planned.jsonl"
+    write_replay(path, game.events)
+    data = json.loads(run(str(path), *QUICK, "--json").stdout)
+    lines = run(str(path), *QUICK).stdout.splitlines()
+    start = lines.index("What was planned:")
+    assert lines[start + 1] == "  red (Ann), as of event 1: Hold the [ford]"
+    assert lines[start + 2].startswith("  blue: no plan written")
+    at = lines.index("The battle in chapters, and the moments that mattered:")
+    story = lines[at + 1:]
+    chapters = [x for x in story if x.startswith("  ") and not x.startswith("    ")]
+    moments = [x for x in story if x.startswith("    Turn ")]
+    assert chapters[0].startswith("  Deployment and approach")
+    assert chapters[-1].startswith("  The end: ")
+    assert len(moments) == len(data["moments"]) > 0
 
 
 def test_json_parts_add_up_and_match_the_text(game_file):

@@ -193,12 +193,21 @@ def score_gradient(p: np.ndarray, x: np.ndarray,
     return np.concatenate([p[k] * (SCORE_OF_CLASS[k] - score) * scales[k] * x for k in (0, 1)])
 
 
+MODEL_PARTS = ("coefficients", "covariance", "calibration_map")
+"""What an evaluation reads of a system's entry: the version names these (with the features
+and the model's form), not the calibration tables and checks measured on them, so re-measuring
+an evaluator on more games does not make its stored reviews look older."""
+
+
 def weights_version(content: dict[str, Any]) -> str:
-    """The content hash that names a set of weights: everything but the "version" key, as
-    canonical JSON, so a refit (or a hand edit) is a new evaluator."""
+    """The content hash that names a set of weights: the features, the model's form and each
+    system's MODEL_PARTS, as canonical JSON, so a refit (or a hand edit of a number an
+    evaluation reads) is a new evaluator and a new check of the same one is not."""
     import hashlib
 
-    body = {k: v for k, v in content.items() if k != "version"}
+    body = {"features": content["features"], "model": content.get("model"),
+            "systems": {name: {k: entry.get(k) for k in MODEL_PARTS}
+                        for name, entry in content["systems"].items()}}
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
     return "ev-" + hashlib.sha256(canonical).hexdigest()[:12]
 

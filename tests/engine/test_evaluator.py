@@ -192,6 +192,42 @@ def test_games_held_out_are_never_fitted_and_every_scenario_is_checked():
     assert fit.play_task(tasks[0]) == fit.play_task(tasks[0])
 
 
+def test_the_check_set_is_fresh_games_all_held_out():
+    tasks = fit.check_tasks(["frontier", "density"], 18)
+    assert all(t.held_out for t in tasks) and len(tasks) == 4 * 18
+    assert {t.scenario for t in tasks} == {s.id for s in bundled_scenarios()
+                                           if s.rule_system in ("frontier", "density")}
+    assert len({(t.red, t.blue) for t in tasks}) == len(fit.POLICY_PAIRS)
+    fitted = {t.seed for t in fit.game_tasks(216)}  # every seed the shipped fit could play
+    assert not fitted & {t.seed for t in tasks}
+    with pytest.raises(ValueError, match="the fit's"):  # refused before a game is played
+        fit.check(evaluator.load_weights(), ["frontier"], 9, job_seed=fit.DEFAULT_JOB_SEED)
+
+
+def test_the_check_measures_the_shipped_model_on_its_games_without_refitting():
+    rng = np.random.default_rng(11)
+    rows = [dict(r, system="frontier", scenario="frontier-ulundi", held_out=True)
+            for r in _rows(rng, 40, fold=None, informative=True)]
+    rows.append(dict(rows[0], label=None, features=[]))  # a game that never ended
+    shipped = evaluator.load_weights()
+    checked = fit.checked_tables(shipped, rows, systems=["frontier"], games_per_scenario=41,
+                                 job_seed=99)
+    for system, entry in checked["systems"].items():
+        before = shipped["systems"][system]
+        assert entry["coefficients"] == before["coefficients"]
+        assert entry["calibration_map"] == before["calibration_map"]
+        if system != "frontier":
+            assert entry["calibration"] == before["calibration"]
+    table = checked["systems"]["frontier"]["calibration"]
+    assert (table["games"], table["positions"]) == (40, 40 * 20)
+    assert checked["check"]["unfinished"] == {"frontier": 1}
+    flipped = [dict(r, label=2 - r["label"]) if r["label"] is not None else r for r in rows]
+    worse = fit.checked_tables(shipped, flipped, systems=["frontier"], games_per_scenario=41,
+                               job_seed=99)["systems"]["frontier"]["calibration"]
+    assert worse["brier"] > table["brier"] + 0.1  # the table is the rows' own, not the fit's
+    assert "fresh games of the check set" in fit.calibration_markdown(checked)
+
+
 def test_the_shipped_weights_cover_every_rule_system_under_a_stable_version():
     weights = evaluator.load_weights()
     raw = json.loads(evaluator.WEIGHTS_PATH.read_text(encoding="utf-8"))
@@ -220,23 +256,32 @@ def test_the_shipped_weights_cover_every_rule_system_under_a_stable_version():
 
 
 def test_every_systems_held_out_table_and_playout_figures_are_shipped():
-    """The fit's own held-out check, every system: each bin of 30 positions or more within
-    WORST_MISS of its mean prediction (what the map achieves on 108 to 594 held-out games a
-    system: ohw's worst bin is 4 points off; the target is 0.10, and frontier's held-out games
-    won red 47% of the time against 57% in its fitting games), and the 16-playout comparison
-    kept."""
-    for system, entry in evaluator.load_weights()["systems"].items():
+    """The fit's own check, every system: each bin of 30 positions or more within its
+    WORST_MISS of its mean prediction (the target is 0.10; what is achieved: ohw 4 points on 594
+    held-out games, napoleonic 9 on 108; density 8, frontier 9 and portable 11 on the fresh
+    check set of 648 to 972 games, where portable's 30-50% bins lean to red: docs/evaluator.md),
+    and the 16-playout comparison kept."""
+    weights = evaluator.load_weights()
+    for system, entry in weights["systems"].items():
         cal = entry["calibration"]
-        assert calibration.worst_bin_miss(cal) <= WORST_MISS, system
+        assert calibration.worst_bin_miss(cal) <= WORST_MISS[system], system
         assert cal["brier"] < cal["brier_half"] - 0.03, system
         playouts = cal["playouts"]
         assert playouts["positions"] == calibration.PLAYOUT_POSITIONS
         assert playouts["playouts"] == calibration.PLAYOUTS == 16
         assert 0.0 <= playouts["brier_playouts"] <= 1.0
         assert 0.0 <= playouts["brier_evaluator"] <= 1.0
+    check = weights["check"]  # the systems of few scenarios are checked on many fresh games
+    assert check["systems"] == ["density", "frontier", "portable"]
+    assert check["job_seed"] != weights["training"]["job_seed"]
+    for system in check["systems"]:
+        scenarios = [s for s in check["scenarios"] if load_scenario(s).rule_system == system]
+        games = check["games_per_scenario"] * len(scenarios) - check["unfinished"][system]
+        assert weights["systems"][system]["calibration"]["games"] == games >= 600, system
 
 
-WORST_MISS = 0.19
+WORST_MISS = {"ohw": 0.05, "napoleonic": 0.10, "density": 0.08, "frontier": 0.10,
+              "portable": 0.12}
 
 
 def test_a_system_without_weights_says_it_does_not_know(games, monkeypatch):
@@ -286,3 +331,23 @@ def test_the_calibration_page_is_the_shipped_weights_own():
     from warlog.evaluator_fit import DOC_PATH, evaluator_doc
 
     assert DOC_PATH.read_text(encoding="utf-8") == evaluator_doc(evaluator.load_weights())
+
+
+def test_the_version_names_what_an_evaluation_reads_not_the_tables_measured_on_it():
+    """Re-measuring the same evaluator on more games (its tables, its check set) keeps its
+    name, so reviews it made stay current; a changed coefficient or map is a new evaluator."""
+    import copy
+    import json
+
+    raw = json.loads(evaluator.WEIGHTS_PATH.read_text(encoding="utf-8"))
+    system = next(iter(raw["systems"]))
+    remeasured = copy.deepcopy(raw)
+    remeasured["systems"][system]["calibration"] = {"bins": []}
+    remeasured["check"] = {"games": 1}
+    assert evaluator.weights_version(remeasured) == raw["version"]
+    refit = copy.deepcopy(raw)
+    refit["systems"][system]["coefficients"][0][0] += 0.001
+    assert evaluator.weights_version(refit) != raw["version"]
+    remapped = copy.deepcopy(raw)
+    remapped["systems"][system]["calibration_map"] = None
+    assert evaluator.weights_version(remapped) != raw["version"]

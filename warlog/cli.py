@@ -15,7 +15,6 @@ from typing import Annotated, Optional
 
 import typer
 from rich.markup import escape
-from rich.table import Column, Table
 
 from warlog import __version__
 from warlog.cli_common import (
@@ -40,27 +39,31 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-@app.command()
+
 def scenarios(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """List the bundled scenarios."""
+    from rich.table import Column
+
     from warlog.engine.scenario import bundled_scenarios
+    from warlog.terminal import Middle, narrow_table
 
     if as_json:
         out.print_json(json.dumps([s.model_dump(mode="json") for s in bundled_scenarios()]))
         return
-    table = Table(Column("id", no_wrap=True), "title", "rules", "grid", "units")
+    # the id (what `warlog new` takes) with the title under it, whole while the other columns
+    # wrap to make room
+    table = narrow_table(Column("id\ntitle", no_wrap=True), "rules", "grid", "units")
     for s in bundled_scenarios():
-        counts = "v".join(f"{s.armies[side].units} rolled" if side in s.armies
-                          else str(sum(u.side == side for u in s.units))
-                          for side in ("red", "blue"))
-        table.add_row(s.id, s.title, f"{s.rule_system} {s.period}",
+        counts = " v ".join(f"{s.armies[side].units} rolled" if side in s.armies
+                            else str(sum(u.side == side for u in s.units))
+                            for side in ("red", "blue"))
+        table.add_row(Middle(f"{s.id}\n{s.title}"), f"{s.rule_system} {s.period}",
                       f"{s.grid.kind} {s.grid.width}x{s.grid.height}", counts)
     out.print(table)
 
 
-@app.command()
 def show(
     ref: Annotated[str, typer.Argument(help="A replay file or a game id in the database.")],
     turn: Annotated[Optional[int], typer.Option(
@@ -69,7 +72,10 @@ def show(
     board: Annotated[bool, typer.Option("--board/--no-board", help="Draw the board.")] = True,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Show a game's state: the board, turn, phase, side to move and every unit."""
+    """Show a game's board, turn, side to move and every unit.
+
+    The state at the end of the game, or of --turn: the board drawn, the turn, phase and side to
+    move, every unit with its losses and state, the options and each side's exhaustion."""
     from warlog.engine.fold import replay
 
     with friendly(), stored_damage(ref, db):
@@ -100,6 +106,8 @@ def show(
     from warlog.engine.analysis import unit_status
 
     from warlog.engine.rulesets import get_ruleset
+
+    from rich.table import Table
 
     lost = "SP lost" if get_ruleset(state.rule_system).measure == "strength" else "hits"
     table = Table("unit", "side", "type", "cell", "facing", lost, "state", title=escape(title))
@@ -134,17 +142,6 @@ def _exhaustion_line(events: list[dict]) -> str:
     return f"Exhaustion ({basis}): " + "; ".join(parts)
 
 
-# `new`, `orders` and `order`, and `record` and `fork` further down, live in
-# warlog/tabletop_cmd.py. They are registered here, in their place in `warlog --help`, which
-# lists the commands in the order they are registered.
-from warlog.tabletop_cmd import fork_cmd, new, order, orders, record_cmd  # noqa: E402
-
-app.command()(new)
-app.command()(orders)
-app.command()(order)
-
-
-@app.command("log")
 def log_cmd(
     ref: Annotated[str, typer.Argument(help="A replay file or a game id in the database.")],
     turn: Annotated[Optional[int], typer.Option(help="Only this turn.")] = None,
@@ -153,7 +150,10 @@ def log_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """The game as a commentary: every event in plain words, with the rules it applied."""
+    """Tell the game as a commentary, every event with its rules.
+
+    Every event in plain words, step by step, with the rules it applied (--rules: their
+    text)."""
     from warlog.engine.analysis import steps
     from warlog.engine.narration import narrate_all
     from warlog.engine.rules import catalogue
@@ -193,15 +193,6 @@ def log_cmd(
                         out.print(f"         [dim]{escape(rule_id)}{flag}: {escape(r.text)}[/dim]")
 
 
-# `verify`, `export` and `import` live in warlog/replay_cmd.py (registered in their place).
-from warlog.replay_cmd import export_cmd, import_cmd, verify  # noqa: E402
-
-app.command()(verify)
-app.command("export")(export_cmd)
-app.command("import")(import_cmd)
-
-
-@app.command()
 def games(
     db: DbOption = DEFAULT_DB,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
@@ -209,31 +200,39 @@ def games(
     """List the games in the database."""
     from dataclasses import asdict
 
-    from warlog.engine.narration import players_text
+    from rich.table import Column
+
+    from warlog.terminal import Middle, narrow_table
 
     with friendly(), database(db) as store:
         infos = store.games()
     if as_json:
         out.print_json(json.dumps([asdict(g) for g in infos]))
         return
-    table = Table(Column("game", no_wrap=True), Column("date", no_wrap=True), "scenario",
-                  "players", "events", "result")
-    for g in infos:  # every cell is text from the database: escaped, never read as markup
+    # The scenario under its game's id and each player on a line of their own, red first; an
+    # id or a name too long for its column shortened in the middle: in 80 columns every cell
+    # stays readable.
+    table = narrow_table("game\nscenario", Column("date", no_wrap=True), "players",
+                         Column("events", justify="right", no_wrap=True), "result")
+    for g in infos:  # every cell is text from the database: plain text, never read as markup
         result = (g.winner or "draw") if g.ended else "in progress"
         players = g.players if isinstance(g.players, dict) else {}
-        table.add_row(escape(g.id), escape(str(g.played or "")), escape(g.scenario_id or ""),
-                      escape(players_text(players)), str(g.events),
-                      escape(str(result)))
+        sides = sorted(players, key=lambda side: (side != "red", side))
+        table.add_row(Middle(f"{g.id}\n{g.scenario_id or ''}"), escape(str(g.played or "")),
+                      Middle("\n".join(str(players[side]) for side in sides),
+                             labels=[f"{side}: " for side in sides]) if sides else "",
+                      str(g.events), escape(str(result)))
     out.print(table)
 
 
-@app.command()
 def report(
     ref: Annotated[str, typer.Argument(help="A replay file or a game id in the database.")],
     out_path: Annotated[Path, typer.Option("--out", help="The HTML file to write.")],
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Write a battle as one self-contained HTML file (no server, no network): the scenario, a
+    """Write a battle as one self-contained HTML file.
+
+    No server, no network: the scenario, a
     board per turn to step through, the narration with its rules, the charts, the notes and,
     for a stored game reviewed with `warlog review`, was it the dice or the decisions."""
     from warlog.events.replay_file import write_bytes_atomic
@@ -251,7 +250,6 @@ def report(
     out.print(f"wrote {escape(str(out_path))} ({len(page) // 1024} KiB)")
 
 
-@app.command()
 def note(
     game: Annotated[str, typer.Argument(help="Game id in the database.")],
     about: Annotated[int, typer.Argument(help="The seq of the event the note is about (see "
@@ -264,7 +262,9 @@ def note(
              "the review's after-action report sets what happened against it.")] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Write a note on a moment of a stored game: appended as a `note` event, changing nothing
+    """Write a note on a moment of a stored game.
+
+    Appended as a `note` event, changing nothing
     in the battle, kept in its replay file and shown at that step in the dashboard. With
     --plan SIDE, that side's plan (`warlog note GAME 1 "Hold the ford; turn their left" --plan
     red`)."""
@@ -281,7 +281,6 @@ def note(
     out.print(f"  {event['seq']:>5}  {what} event {about} of {escape(game)}")
 
 
-@app.command()
 def army(
     period: Annotated[str, typer.Option(help="A One Hour Wargames period, e.g. medieval.")],
     units: Annotated[int, typer.Option(help="3, 4 or 6 units.")],
@@ -292,7 +291,9 @@ def army(
     tanks: Annotated[bool, typer.Option(help="Machine Age: a class D unit is a Tank.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Roll an army on the One Hour Wargames army table (ohw.army) and print it."""
+    """Roll an army on the One Hour Wargames army table.
+
+    The table is rule ohw.army; --roll takes a row instead of rolling (armies by agreement)."""
     from warlog.engine.dice import SeededDice
     from warlog.engine.rulesets.ohw_army import army_types, classes_for
     from warlog.engine.rulesets.tables import load_table, periods
@@ -328,14 +329,15 @@ def army(
         out.print(f"  {n} x {escape(t)}")
 
 
-@app.command()
 def rules(
     prefix: Annotated[str, typer.Argument(help="Only ids starting with this (e.g. ohw.ww2).")] = "",
     markdown: Annotated[bool, typer.Option("--markdown", help="Print the whole reference as "
                                            "Markdown (docs/rules.md).")] = False,
 ) -> None:
-    """The rule catalogue: every rule the engine applies, its text, source, notes and whether
-    it is an interpretation (and the option that switches it)."""
+    """List the rules the engine applies, with their text and source.
+
+    The rule catalogue: every rule, its text, source, notes and whether it is an
+    interpretation (and the option that switches it)."""
     from warlog.engine.rules import catalogue
 
     if markdown:
@@ -346,15 +348,22 @@ def rules(
     chosen = [r for r in catalogue().values() if r.id.startswith(prefix)]
     if not chosen:
         raise typer.BadParameter(f"no rule id starts with {prefix!r}")
-    table = Table(Column("id", no_wrap=True), "rule", "source", "interpretation (option)")
+    from rich.table import Column
+
+    from warlog.terminal import narrow_table
+
+    # Each id (what `rules PREFIX` and the log cite) on a line of its own above its text, so
+    # the text gets the width and an id up to half of it stays whole.
+    table = narrow_table(Column("id\nrule", ratio=5), Column("source", ratio=2),
+                         Column("interpretation (option)", ratio=2), expand=True)
     for r in chosen:
         interp = ("yes" if r.interpretation else "") + (f" (option {r.option})" if r.option else "")
-        text = escape(r.text) + (f"\n[dim]Note: {escape(r.note)}[/dim]" if r.note else "")
-        table.add_row(r.id, text, escape(r.citation), interp.strip())
+        text = (f"[bold]{escape(r.id)}[/bold]\n{escape(r.text)}"
+                + (f"\n[dim]Note: {escape(r.note)}[/dim]" if r.note else ""))
+        table.add_row(text, escape(r.citation), escape(interp.strip()))
     out.print(table)
 
 
-@app.command()
 def dashboard(
     db: DbOption = DEFAULT_DB,
     port: Annotated[int, typer.Option(help="Port to serve on.", min=1, max=65535)] = 8501,
@@ -363,7 +372,9 @@ def dashboard(
     open_browser: Annotated[bool, typer.Option("--open/--no-open",
                                                help="Open a browser tab when ready.")] = True,
 ) -> None:
-    """Open the dashboard on the database (seeded with demo games on first run)."""
+    """Open the dashboard on the database.
+
+    A database with no games is seeded with demo games on first run."""
     from importlib.resources import files
 
     from warlog.demo import ensure_demo_games
@@ -387,23 +398,19 @@ def dashboard(
     raise typer.Exit(serve(cmd, env, url if open_browser else None))
 
 
-@app.command()
 def version() -> None:
     """Print warlog's version."""
     out.print(__version__)
 
 
-app.command("record")(record_cmd)
-app.command("fork")(fork_cmd)
-
-
-@app.command("schema")
 def schema_cmd(
     out_dir: Annotated[Path, typer.Option("--out", help="Folder to write the schemas to.")] = Path(
         "docs/schema"),
 ) -> None:
-    """Write the JSON Schemas of a replay file (docs/replay-format.md): the header, every event
-    kind, every order type, the scenario, the closing line, and index.json naming them."""
+    """Write the JSON Schemas of the replay file format.
+
+    The format is docs/replay-format.md: the header, every event kind, every order type, the
+    scenario, the closing line, and index.json naming them."""
     from warlog import schema
 
     with friendly():
@@ -415,13 +422,16 @@ def schema_cmd(
               f"({len(written)} changed)")
 
 
-@app.command("luck")
 def luck_cmd(
     ref: Annotated[str, typer.Argument(help="A replay file or a game id in the database.")],
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Was it the dice? Every resolved die against what an average die gives in the same roll:
-    per side, then cumulative turn by turn (> 0: the dice favoured that side)."""
+    """Weigh each side's dice against what average dice give.
+
+    Every resolved die against what an average die gives in the same roll: per side, then
+    cumulative turn by turn (> 0: the dice favoured that side)."""
+    from rich.table import Table
+
     from warlog.engine import analysis
 
     with friendly():
@@ -441,18 +451,44 @@ def luck_cmd(
     out.print(turns)
 
 
+# -- `warlog --help`: every command in the panel a player would look in --------------------
 # Commands that live in their own modules (each imports warlog.cli only inside its functions).
 from warlog.odds_cmd import odds  # noqa: E402
-from warlog.study_cmd import analyze, simulate  # noqa: E402
+from warlog.replay_cmd import export_cmd, import_cmd, verify  # noqa: E402
 from warlog.review_cmd import review  # noqa: E402
+from warlog.study_cmd import analyze, simulate  # noqa: E402
+from warlog.tabletop_cmd import fork_cmd, new, order, orders, record_cmd  # noqa: E402
 from warlog.whatif_cmd import whatif, winprob  # noqa: E402
 
-app.command("simulate")(simulate)
-app.command("analyze")(analyze)
-app.command("odds")(odds)
-app.command("whatif")(whatif)
-app.command("winprob")(winprob)
-app.command("review")(review)
+PLAY, REVIEW, SHARE, MANAGE = "Play and record", "Review and analyse", "Share", "Manage"
+
+SHORT_HELP = {
+    "new": "Start recording a game played on a real table.",
+    "order": "Record one order of a tabletop game, checked by the rules.",
+    "record": "Record a game at the table, turn by turn, with the real dice.",
+    "fork": "Start a new game from any point of a stored one.",
+    "review": "Review a battle: every order graded, the dice weighed.",
+}
+"""The one-sentence summary `warlog --help` lists, for the commands whose docstring (in a
+module this file does not own) opens with more than a sentence; the docstring stays their
+`--help` body. Every other command's summary is its docstring's first paragraph."""
+
+COMMANDS: list[tuple[str, str, object]] = [
+    (PLAY, "new", new), (PLAY, "orders", orders), (PLAY, "order", order),
+    (PLAY, "record", record_cmd), (PLAY, "note", note), (PLAY, "fork", fork_cmd),
+    (REVIEW, "show", show), (REVIEW, "log", log_cmd), (REVIEW, "review", review),
+    (REVIEW, "luck", luck_cmd), (REVIEW, "odds", odds), (REVIEW, "whatif", whatif),
+    (REVIEW, "winprob", winprob), (REVIEW, "simulate", simulate), (REVIEW, "analyze", analyze),
+    (REVIEW, "army", army), (REVIEW, "rules", rules),
+    (SHARE, "export", export_cmd), (SHARE, "import", import_cmd), (SHARE, "verify", verify),
+    (SHARE, "report", report), (SHARE, "schema", schema_cmd),
+    (MANAGE, "games", games), (MANAGE, "scenarios", scenarios), (MANAGE, "dashboard", dashboard),
+    (MANAGE, "version", version),
+]
+"""Panel, name and function of every command, in the order `warlog --help` lists them."""
+
+for _panel, _name, _function in COMMANDS:
+    app.command(_name, rich_help_panel=_panel, short_help=SHORT_HELP.get(_name))(_function)
 
 
 if __name__ == "__main__":

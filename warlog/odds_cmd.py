@@ -108,7 +108,9 @@ def odds(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Exact odds of an attack, computed from the dice, not sampled: every outcome with its
+    """Work out the exact odds of an attack from the dice.
+
+    Computed, not sampled: every outcome with its
     probability, and the average. Two unit types (--system, --period, --kind, --terrain,
     --aspect, --option) or two units of a game (FILE_OR_GAME --at SEQ --unit A --target B), or
     a battery's bombardment of a cell (FILE_OR_GAME --at SEQ --unit A --cell X,Y)."""

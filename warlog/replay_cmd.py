@@ -20,7 +20,9 @@ def verify(
     ref: Annotated[str, typer.Argument(help="A replay file or a game id in the database.")],
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Check a game: its hash chain, then every consequence re-derived from its inputs."""
+    """Check a game's hash chain and re-derive it from its inputs.
+
+    The chain first, then every consequence re-derived from the game's orders and dice."""
     import sqlite3
 
     from warlog.engine.verify import verify as rederive
@@ -53,7 +55,9 @@ def export_cmd(
     out_file: Annotated[Path, typer.Option("--out", help="Replay file to write.")],
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Write a stored game as a single-file replay (gzip-compressed if --out ends in .gz)."""
+    """Write a stored game as a replay file.
+
+    One file, gzip-compressed if --out ends in .gz."""
     from warlog.events.replay_file import export_game
     from warlog.events.safe_files import check_output
 
@@ -68,7 +72,9 @@ def import_cmd(
     file: Annotated[Path, typer.Argument(help="A replay file.")],
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Check a replay file (.jsonl or .jsonl.gz) and add its game to the database, only if it
+    """Add a replay file's game to the database if it re-derives.
+
+    The file (.jsonl or .jsonl.gz) is checked, and its game added only if it
     re-derives: every event must follow from the game's own orders and dice."""
     from warlog.engine.verify import require_rederived, what_was_checked
     from warlog.events.replay_file import load_replay, store_game

@@ -17,11 +17,11 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich.markup import escape
-from rich.table import Column, Table
 
 from warlog.cli_common import (DEFAULT_DB, MAX_GAMES, MAX_SEED, SEED_RANGE, WORKERS_RANGE,
                                 database, err, fail, friendly, open_store, out, slow_bar,
                                 slow_reason)
+from warlog.terminal import fitted
 
 STORE_BATCH = 500
 """Games played between two writes to the database when a study stores its games: the games
@@ -98,7 +98,9 @@ def simulate(
                                         "database (--db, WARLOG_DB or warlog.db).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Let two bots play a scenario to the end; with --games N, a balance study: win rates with
+    """Let two bots play a scenario, or N games for a balance study.
+
+    One game is played to the end; with --games N, a balance study: win rates with
     95% intervals, game lengths, losses, and whether the scenario is lopsided. Same seed, same
     games and the same numbers, byte for byte, on any number of workers."""
     from warlog.engine.scenario import load_scenario
@@ -240,7 +242,9 @@ def analyze(
                                     "(comma separated).")] = "scenario,policies,system,first",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Balance figures over recorded games: win rates with 95% intervals, game lengths,
+    """Work out balance figures over recorded games.
+
+    Win rates with 95% intervals, game lengths,
     attrition and exhaustion per group, and which groups are lopsided. Games not finished are
     counted apart, never as draws."""
     from warlog.study import parse_by
@@ -322,18 +326,53 @@ def _gather(files: list[Path], db: Path | None) -> tuple[list[dict], int]:
     return list(rows.values()), duplicates
 
 
-def _print_whole(console, table: Table) -> None:
-    """A terminal gets the table fitted to its width; a file or a pipe gets it whole, one row
-    a line, however wide (a script reads it, nothing wraps)."""
+def _say(text: str) -> None:
+    """One sentence of the report, as text: wrapped at the width where the output is fitted
+    (``terminal.fitted``), whole on one line for a script reading a pipe."""
+    out.print(text, markup=False, soft_wrap=not fitted(out))
+
+
+def _print_whole(console, table) -> None:
+    """A terminal (or a width given by COLUMNS) gets the table fitted to its width; a file or a
+    pipe gets it whole, one row a line, however wide (a script reads it, nothing wraps)."""
     from rich.measure import Measurement
 
-    if console.is_terminal:
+    if fitted(console):
         console.print(table)
         return
     from warlog.terminal import SafeConsole
 
     wide = Measurement.get(console, console.options.update_width(10_000), table).maximum
     SafeConsole(file=console.file, width=max(wide, console.width), highlight=False).print(table)
+
+
+def _too_wide(console, table) -> bool:
+    """Whether ``table``, each row on one line, is wider than ``console``."""
+    from rich.measure import Measurement
+
+    wide = console.options.update_width(10_000)
+    return Measurement.get(console, wide, table).maximum > console.width
+
+
+def _groups_table(varying: list[str], figures: list[str], rows: list[tuple[str, list[str]]], *,
+                  stacked: bool):
+    """The study's table: a group's keys, one a line, then its figures. ``stacked`` (for a
+    terminal too narrow for a row on one line) puts each word of a figure on a line of its own:
+    the figures' columns never shrink (no_wrap), so a number is never cut, and the keys take
+    what is left, shortened in the middle."""
+    from rich.table import Column
+
+    from warlog.terminal import Middle, narrow_table
+
+    def cell(text: str) -> str:
+        return text.replace(" ", "\n") if stacked else text
+
+    table = narrow_table(*(["\n".join(varying)] if varying else []),
+                         *(Column(cell(f), no_wrap=True) for f in figures))
+    for keys, cells in rows:
+        # the keys take at most a quarter of the width: past that, the figures are stacked
+        table.add_row(*([Middle(keys, share=4)] if varying else []), *(cell(c) for c in cells))
+    return table
 
 
 # -- the report --------------------------------------------------------------------------------
@@ -355,7 +394,6 @@ def _report(rows: list[dict], by: tuple[str, ...], title: str, as_json: bool,
             extra: dict[str, Any]) -> None:
     """The study: JSON, or a table of the groups and the lopsided report. A key every group
     shares goes in the heading rather than in a column of the same word."""
-    from rich import box
     from warlog.study import LOPSIDED_RULE, aggregate, describe, lopsided
 
     groups = aggregate(rows, by)
@@ -368,13 +406,13 @@ def _report(rows: list[dict], by: tuple[str, ...], title: str, as_json: bool,
         return
     shared = [k for k in by if len({g["key"][k] for g in groups}) == 1]
     varying = [k for k in by if k not in shared]
-    out.print(title, markup=False)
+    _say(title)
     if groups and shared:
-        out.print(describe({k: groups[0]["key"][k] for k in shared}), markup=False)
+        _say(describe({k: groups[0]["key"][k] for k in shared}))
     exhaustion = any(g["curves"] and g["curves"]["exhausted"]["red"] is not None for g in groups)
-    table = Table(*(Column(k, no_wrap=True) for k in varying), "games", "red wins", "blue wins",
-                  "draws", "turns", "lost r/b", *(["exhausted r/b"] if exhaustion else []),
-                  box=box.SIMPLE_HEAD, pad_edge=False)
+    figures = ["games", "red wins", "blue wins", "draws", "turns", "lost r/b",
+               *(["exhausted r/b"] if exhaustion else [])]
+    rows = []
     for g in groups:
         lost = "-" if not g["n"] else f"{g['lost']['red']:.1f}/{g['lost']['blue']:.1f}"
         ex = []
@@ -383,19 +421,22 @@ def _report(rows: list[dict], by: tuple[str, ...], title: str, as_json: bool,
             ex = ["-" if shares["red"] is None else
                   f"{100 * shares['red'][-1]:.0f}%/{100 * shares['blue'][-1]:.0f}%"]
         games = str(g["n"]) + (f" +{g['unfinished']} unfinished" if g["unfinished"] else "")
-        table.add_row(*(escape(str(g["key"][k])) for k in varying), games, _rate(g["red"]),
-                      _rate(g["blue"]), _rate(g["draw"]), _turns(g["turns"]), lost, *ex)
+        rows.append(("\n".join(str(g["key"][k]) for k in varying),
+                     [games, _rate(g["red"]), _rate(g["blue"]), _rate(g["draw"]),
+                      _turns(g["turns"]), lost, *ex]))
+    table = _groups_table(varying, figures, rows, stacked=False)
+    if fitted(out) and _too_wide(out, table):
+        table = _groups_table(varying, figures, rows, stacked=True)
     _print_whole(out, table)
-    out.print("wins: % (95% interval); turns: mean (median; range); lost: mean strength lost "
-              "by the end" + ("; exhausted: share of games by the end" if exhaustion else ""),
-              markup=False)
+    _say("wins: % (95% interval); turns: mean (median; range); lost: mean strength lost "
+         "by the end" + ("; exhausted: share of games by the end" if exhaustion else ""))
     if unfinished:
-        out.print(f"{unfinished:,} game{'s' * (unfinished != 1)} not finished: counted apart, "
-                  "left out of every figure.", markup=False)
+        _say(f"{unfinished:,} game{'s' * (unfinished != 1)} not finished: counted apart, "
+             "left out of every figure.")
     rule = f"(a group is {LOPSIDED_RULE})"
     if not flagged:
-        out.print(f"Lopsided: none {rule}", markup=False)
+        _say(f"Lopsided: none {rule}")
     for i, f in enumerate(flagged):
         if i == 0:
-            out.print(f"Lopsided {rule}:", markup=False)
-        out.print(f"  {describe(f['key'])}: {f['why']}", markup=False)
+            _say(f"Lopsided {rule}:")
+        _say(f"  {describe(f['key'])}: {f['why']}")

@@ -15,11 +15,11 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from warlog.cli_common import (DEFAULT_DB, MAX_PLAYOUTS, SEED_RANGE, WORKERS_RANGE, DbOption,
                                 OneLineErrors, err, events_of, fail, friendly, out,
                                 stored_damage)
+from warlog.terminal import fitted
 
 RefArg = Annotated[str, typer.Argument(help="A replay file or a game id in the database.")]
 PlayoutsOpt = Annotated[int, typer.Option("--playouts", "-n", help="Playouts (per turn, for a "
@@ -92,7 +92,9 @@ def whatif(
     as_json: JsonOpt = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """What if? From a step of a game, play the rest out many times with fresh dice: who wins
+    """Play a game on from a step many times with fresh dice.
+
+    What if? From a step of a game, play the rest out many times with fresh dice: who wins
     how often, and how much each side loses, with 95% intervals."""
     from warlog.engine.whatif import WhatIfError
     from warlog.whatif_job import policies_for, run_whatif
@@ -112,7 +114,10 @@ def whatif(
     moved = "" if result.asked == result.seq else f" (asked {result.asked}: the order before it)"
     out.print(f"What if, from {escape(result.game)} step {result.seq}{moved}, turn {result.turn}: "
               f"{e.n:,} playouts, {result.mode}, red {escape(result.policies['red'])} v blue "
-              f"{escape(result.policies['blue'])}, seed {result.seed}", markup=True)
+              f"{escape(result.policies['blue'])}, seed {result.seed}", markup=True,
+              soft_wrap=not fitted(out))  # the heading wraps at a width given, never an id
+    from rich.table import Table
+
     table = Table("", "probability", "95% interval", title=None)
     for label, s in (("red wins", e.red), ("blue wins", e.blue), ("draw", e.draw)):
         table.add_row(label, f"{s.p:.3f}", f"{s.low:.3f} - {s.high:.3f}")
@@ -140,8 +145,10 @@ def winprob(
     as_json: JsonOpt = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """A game's win probability turn by turn (P(red wins) at the start of each turn, like a
-    chess evaluation graph), with its turning points; stored beside a game in the database
+    """Chart a game's chances of winning turn by turn.
+
+    P(red wins) at the start of each turn, like a chess evaluation graph, with its turning
+    points; stored beside a game in the database
     (the dashboard draws it), recomputed once the game grows."""
     from warlog.engine.whatif import WhatIfError
     from warlog.events.analysis_store import AnalysisStore
@@ -178,7 +185,9 @@ def _print_curve(curve: dict[str, Any], stored: bool, reused: bool, db: Path) ->
     p = curve["params"]
     out.print(f"Win probability of {escape(curve['game'])}: {p['playouts']:,} playouts per turn, "
               f"{p['mode']}, red {escape(p['red'])} v blue {escape(p['blue'])}, seed {p['seed']}",
-              markup=True)
+              markup=True, soft_wrap=not fitted(out))
+    from rich.table import Table
+
     turning = {t["to_turn"]: t for t in curve["turning_points"]}
     table = Table("turn", "P(red wins)", "P(blue wins)", "P(draw)", "")
     for pt in curve["points"]:

@@ -1,0 +1,127 @@
+"""Start-up benchmark: what a short `warlog` command costs against a bare interpreter (issue 39,
+item 6: within 5x of `python -c pass`).
+
+Run: ``.venv/bin/python benchmarks/bench_startup.py`` (``--rounds N``, default 7; about 20 s).
+
+A player at the table runs `warlog order GAME end` for every phase, and `warlog games` or
+`warlog show GAME` between them: what they wait for is mostly the interpreter starting and the
+modules it imports, not the work. Each command runs fresh as a subprocess on a throwaway
+database in a temporary folder, the commands alternating round by round (so a busy neighbour
+slows all of them alike); a command's cost is its process's CPU time (user + system, the delta
+of ``resource.getrusage(RUSAGE_CHILDREN)``: the machine is shared, wall time would measure the
+neighbours), the median over the rounds, shown as a ratio to `python -c pass` timed in the same
+rounds. Then the ten imports with the most cumulative time in `warlog games`, from
+``python -X importtime``: where the rest of the time goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+TARGET = 5.0
+"""A command may cost at most this many times a bare interpreter's start."""
+SCENARIO = "ancients-river-crossing"
+BOT_GAME = "bench-bot-game"
+TABLE_GAME = "bench-table-game"
+
+
+def warlog() -> list[str]:
+    """How to run `warlog` as a player does: the console script beside this interpreter (not
+    ``-m warlog.cli``, which imports the module a second time as __main__)."""
+    script = Path(sys.executable).with_name("warlog")
+    if script.is_file():
+        return [sys.executable, str(script)]
+    return [sys.executable, "-c", "import sys; from warlog.cli import app; sys.exit(app())"]
+
+
+def cpu_of(argv: list[str], cwd: Path) -> float:
+    """The CPU seconds (user + system) of one run of ``argv``, which must succeed."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed: {done.stderr.strip()}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def prepare(folder: Path) -> Path:
+    """A database holding one finished bot game and one tabletop game waiting for an order."""
+    from warlog.engine.bots import play_out
+    from warlog.engine.scenario import load_scenario
+    from warlog.events.sqlite_store import SQLiteEventStore
+
+    db = folder / "bench.db"
+    with SQLiteEventStore(db) as store:
+        events = play_out(BOT_GAME, load_scenario(SCENARIO), seed=1).events
+        store.append(BOT_GAME, events, 0)
+    subprocess.run([*warlog(), "new", SCENARIO, "--game", TABLE_GAME, "--date", "2026-01-01",
+                    "--db", str(db)], cwd=folder, check=True, capture_output=True)
+    return db
+
+
+def commands(db: Path) -> dict[str, list[str]]:
+    w = warlog()
+    return {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "warlog version": [*w, "version"],
+        "warlog games": [*w, "games", "--db", str(db)],
+        "warlog show GAME": [*w, "show", BOT_GAME, "--db", str(db)],
+        # each run ends one more phase of the tabletop game: a fresh order every time
+        "warlog order GAME end": [*w, "order", TABLE_GAME, "end", "--db", str(db)],
+    }
+
+
+def top_imports(db: Path, folder: Path, count: int = 10) -> list[tuple[int, int, str]]:
+    """(cumulative µs, depth, module) of the ``count`` imports with the most cumulative time in
+    one run of `warlog games`."""
+    w = warlog()
+    argv = [w[0], "-X", "importtime", *w[1:], "games", "--db", str(db)]
+    done = subprocess.run(argv, cwd=folder, capture_output=True, text=True, check=True)
+    rows = []
+    for line in done.stderr.splitlines():
+        if not line.startswith("import time:") or "cumulative" in line:
+            continue
+        _, cumulative, name = line.removeprefix("import time:").split("|")
+        depth = (len(name) - len(name.lstrip(" ")) - 1) // 2
+        rows.append((int(cumulative), depth, name.strip()))
+    return sorted(rows, reverse=True)[:count]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=7, help="runs of each command")
+    rounds = parser.parse_args().rounds
+    folder = Path(tempfile.mkdtemp(prefix="warlog-startup-"))
+    try:
+        db = prepare(folder)
+        argvs = commands(db)
+        times: dict[str, list[float]] = {name: [] for name in argvs}
+        for _ in range(rounds):
+            for name, argv in argvs.items():  # alternating: every command once a round
+                times[name].append(cpu_of(argv, folder))
+        medians = {name: statistics.median(t) for name, t in times.items()}
+        bare = medians["python -c pass"]
+        print(f"CPU time of each command, median of {rounds} runs (user + system), "
+              f"against a bare interpreter; target {TARGET:g}x")
+        print(f"{'command':<24} {'CPU s':>7} {'ratio':>7}  verdict")
+        for name, median in medians.items():
+            ratio = median / bare if bare else float("inf")
+            verdict = "" if name == "python -c pass" else (
+                "pass" if ratio <= TARGET else "FAIL")
+            print(f"{name:<24} {median:>7.3f} {ratio:>6.1f}x  {verdict}")
+        print("\nTop 10 imports of `warlog games` by cumulative time (-X importtime):")
+        for cumulative, depth, name in top_imports(db, folder):
+            print(f"  {cumulative / 1000:>7.1f} ms  {'  ' * depth}{name}")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -15,7 +15,7 @@ verdict), detail tables before it:
 
 1. **A click to the redrawn board, <= 250 ms server time, p95, on a 1,000-event game.** Two ways:
    - *the click's work*: what the page does on a rerun after a board click, called directly:
-     ``Table.refresh``, ``Table.choices(unit)``, ``reach.unit_reach``, ``Table.units_to_act``,
+     ``Session.refresh``, ``Session.choices(unit)``, ``reach.unit_reach``, ``Session.units_to_act``,
      ``board.board_spec(state, selected=..., ready=..., width_px=board.PAGE_PX)`` (the board as
      plotly's plain data, no figure made) and what ``board_click.show`` sends to the page's board
      component: ``board_click.board_html(spec, board.PAGE_PX)`` (the board's SVG and its
@@ -81,9 +81,9 @@ verdict), detail tables before it:
    server's first bot turn (the worker pool's start, the pace set on it) printed apart.
 
 The game: the Portable Wargame's "portable-issus" (the longest bundled games: about 1,100 events
-when aggressive meets cautious), started as the Play page starts it (``play_session.start``, red a
-person, blue the cautious bot) and played through a ``play_session.Table``: the person's orders
-chosen by the aggressive policy and given with ``Table.give``, the bot's by ``Table.bot_step``,
+when aggressive meets cautious), started as the Play page starts it (``warlog.app.start.start_game``, red a
+person, blue the cautious bot) and played through a ``warlog.app.session.Session``: the person's orders
+chosen by the aggressive policy and given with ``Session.give``, the bot's by ``Session.bot_step``,
 until at least 1,000 events are stored and the person's side is to act with two units or more
 that may act. The tiny game: the same start, stopped at the first such point.
 """
@@ -113,11 +113,13 @@ from typing import Any
 
 from rich.console import Console
 from rich.progress import Progress
-from rich.table import Table as RichTable
+from rich.table import Session as RichTable
 from streamlit import logger as streamlit_logger
 
-from warlog.dashboard import board, board_click, play_session
-from warlog.dashboard.play_session import Seat, Table
+from warlog.app.seats import Seat
+from warlog.app.session import Session
+from warlog.app.start import start_game
+from warlog.dashboard import board, board_click
 from warlog.dashboard.server_options import STREAMLIT_OPTIONS
 from warlog.engine import reach
 from warlog.engine.bots import bot_rng, get_policy, next_order
@@ -177,14 +179,14 @@ def cell(values: list[float], fmt: str = "{:.0f}") -> str:
 # -- the games ---------------------------------------------------------------------------------
 
 
-def play_until(store: SQLiteEventStore, game_id: str, min_events: int) -> Table:
+def play_until(store: SQLiteEventStore, game_id: str, min_events: int) -> Session:
     """A game started as the Play page starts it, red a person (its orders chosen by the
     aggressive policy), blue the cautious bot, played until ``min_events`` are stored and red is
     to act with two units or more."""
     scenario = load_scenario(SCENARIO)
-    play_session.start(store, scenario, game_id=game_id, seed=SEED, played="2026-12-01",
+    start_game(store, scenario, game_id=game_id, seed=SEED, played="2026-12-01",
                        seats={"red": Seat.person("Ann"), "blue": Seat.of_bot("cautious")})
-    table, person = Table(store, game_id), get_policy("aggressive")
+    table, person = Session(store, game_id), get_policy("aggressive")
     while True:
         seat = table.seat_to_act
         if seat is None:
@@ -215,7 +217,7 @@ def build(tmp: Path) -> dict[str, Path]:
 # -- 1. a click: the page's server work, called directly -----------------------------------------
 
 
-def click_work(table: Table, unit: str | None) -> None:
+def click_work(table: Session, unit: str | None) -> None:
     """What the Play page computes on a rerun after a board click (views/play.py `_playing`)."""
     table.refresh()
     state = table.state
@@ -230,7 +232,7 @@ def direct_clicks(db: Path, n: int, progress: Progress) -> dict[str, list[Sample
     """``n`` clicks on the big game (a different unit each time), alternated with the two
     references."""
     store = SQLiteEventStore(db)
-    big, tiny = Table(store, BIG), Table(store, TINY)
+    big, tiny = Session(store, BIG), Session(store, TINY)
     big_units, tiny_units = big.units_to_act(), tiny.units_to_act()  # the legal orders, once
     click_work(big, big_units[0]), click_work(tiny, tiny_units[0])  # warm (imports, caches)
     out: dict[str, list[Sample]] = {"cand": [], "none": [], "tiny": []}
@@ -291,7 +293,7 @@ def rerun(at, unit: str | None) -> Callable[[], None]:
 def apptest_reruns(db: Path, n: int, progress: Progress) -> dict[str, list[Sample]]:
     os.environ["WARLOG_DB"] = str(db)
     with SQLiteEventStore(db) as store:
-        units = {g: Table(store, g).units_to_act() for g in (BIG, TINY)}
+        units = {g: Session(store, g).units_to_act() for g in (BIG, TINY)}
     ats = {"cand": app_test(BIG), "none": app_test(BIG), "tiny": app_test(TINY)}
     out: dict[str, list[Sample]] = {k: [] for k in ats}
     task = progress.add_task(f"AppTest reruns of the Play page: 3 x {n}", total=n)
@@ -582,7 +584,7 @@ def shared_db(tmp: Path, levels: tuple[int, ...]) -> tuple[Path, dict[int, list[
         for level in levels:
             games[level] = [f"bots-{level}-{i + 1}" for i in range(level)]
             for i, game in enumerate(games[level]):
-                play_session.start(store, scenario, game_id=game, seed=SEED + i,
+                start_game(store, scenario, game_id=game, seed=SEED + i,
                                    played="2026-12-01", seats={side: Seat.of_bot(policy)
                                                                for side, policy in
                                                                SHARED_BOTS.items()})
@@ -768,7 +770,7 @@ def bot_turn_db(tmp: Path, games: int) -> Path:
     scenario = load_scenario(BOT_SCENARIO)
     with SQLiteEventStore(db) as store:
         for i in range(games):
-            play_session.start(store, scenario, game_id=f"bot-turn-{i + 1}", seed=SEED + i,
+            start_game(store, scenario, game_id=f"bot-turn-{i + 1}", seed=SEED + i,
                                played="2026-12-01", seats={"red": Seat.person("Red"),
                                                            "blue": Seat.of_bot("tactician")})
     return db
@@ -778,7 +780,7 @@ def blue_at(db: Path, game: str) -> tuple[str | None, bool, int]:
     """Where the store puts blue's units on the board (the board's data-at), whether the game
     has ended, and how many orders the bot has given so far."""
     with SQLiteEventStore(db) as store:
-        table = Table(store, game)
+        table = Session(store, game)
         html_ = board_click.board_html(board.board_spec(table.state, width_px=board.PAGE_PX),
                                        board.PAGE_PX)
         bots = sum(e["kind"] == "order_given" and e.get("by") == "tactician" for e in table.events)
@@ -1030,7 +1032,7 @@ def browser_only(counts: dict[str, Any], part: str) -> int:
     parts = {"first-board": "loads", "replay-board": "replays", "repaint": "repaints"}
     with tempfile.TemporaryDirectory(prefix="warlog-bench-play-") as tmp_name:
         tmp = Path(tmp_name)
-        with console.status("the games are being played through play_session.Table…"):
+        with console.status("the games are being played through warlog.app.session.Session…"):
             dbs = build(tmp)
         with Progress(console=console) as progress:
             browser = browser_part(dbs, tmp, {**counts, **{k: 0 for name, k in parts.items()
@@ -1126,11 +1128,11 @@ def main(argv: list[str] | None = None) -> int:
     missed: list[str] = []
     with tempfile.TemporaryDirectory(prefix="warlog-bench-play-") as tmp_name:
         tmp = Path(tmp_name)
-        with console.status("the games are being played through play_session.Table…"):
+        with console.status("the games are being played through warlog.app.session.Session…"):
             dbs = build(tmp)
         with SQLiteEventStore(dbs["both"]) as store:
             sizes = {g: store.last_seq(g) for g in (BIG, TINY)}
-            big = Table(store, BIG)
+            big = Session(store, BIG)
             console.print(f"{BIG}: {sizes[BIG]:,} events, turn {big.state.turn}, {big.state.to_act} "
                           f"(a person) to act, {len(big.units_to_act())} units may act; "
                           f"{TINY}: {sizes[TINY]} events ({SCENARIO}, seed {SEED})")
@@ -1287,7 +1289,7 @@ def main(argv: list[str] | None = None) -> int:
             # The slowest server part: a click's work on the big game (a unit selected), and the
             # tactician's worst system when one of its decisions missed.
             store = SQLiteEventStore(dbs["both"])
-            table = Table(store, BIG)
+            table = Session(store, BIG)
             units = table.units_to_act()
             turn = iter(range(10**6))
             if want_profile or server_missed:

@@ -14,7 +14,7 @@ with it, its workers lowered in priority (``os.nice``) so that the server's page
 goes first when the cores are busy.
 
 The unit of work is one order, not a whole run: ``play_one`` reads the game, lets the bot of
-the side to act decide (``Table.bot_step``: ``engine.bots.next_order``, deterministic, so the
+the side to act decide (``Session.bot_step``: ``engine.bots.next_order``, deterministic, so the
 order is the one the server would have chosen) and appends it through the Recorder with
 ``expected_seq``, all in the worker. One order a task keeps the pool fair: with more bot games
 than workers, every game's next order queues behind the others' current ones instead of a game
@@ -38,7 +38,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
-from warlog.dashboard.play_session import Table
+from warlog.app.session import Session
 from warlog.events.sqlite_store import SQLiteEventStore
 
 NICE = 10  # how much lower the workers' priority is than the server's
@@ -60,12 +60,12 @@ class Step:
 
 # -- in the worker -----------------------------------------------------------------------------
 
-# (path, game) -> the game's store and Table, kept between orders: a game's run sends a dozen
+# (path, game) -> the game's store and Session, kept between orders: a game's run sends a dozen
 # orders in a row, and reading the game anew for each would fold its whole log every time.
-_TABLES: OrderedDict[tuple[str, str], tuple[SQLiteEventStore, Table]] = OrderedDict()
+_TABLES: OrderedDict[tuple[str, str], tuple[SQLiteEventStore, Session]] = OrderedDict()
 
 
-def _table(path: str, game: str) -> Table:
+def _table(path: str, game: str) -> Session:
     key = (path, game)
     kept = _TABLES.pop(key, None)
     if kept is not None:
@@ -77,7 +77,7 @@ def _table(path: str, game: str) -> Table:
             kept = None
     if kept is None:
         store = SQLiteEventStore(path)
-        kept = (store, Table(store, game))
+        kept = (store, Session(store, game))
     _TABLES[key] = kept
     while len(_TABLES) > KEEP_TABLES:
         _, (old, _) = _TABLES.popitem(last=False)
@@ -85,7 +85,7 @@ def _table(path: str, game: str) -> Table:
     return kept[1]
 
 
-def _bot_to_act(table: Table) -> bool:
+def _bot_to_act(table: Session) -> bool:
     seat = table.seat_to_act
     return seat is not None and seat.bot
 

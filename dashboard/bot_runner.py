@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 
 from warlog.dashboard import bot_pool
-from warlog.dashboard.play_session import GameMovedOn, PlayError
+from warlog.app.errors import GameMovedOn, PlayError
 
 # The paces a player may set: seconds to wait between two orders, or None for one order a
 # click ("a step at a time").

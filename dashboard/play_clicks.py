@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from warlog.dashboard.play_session import Table, refusal
+from warlog.app.recorder import refusal
+from warlog.app.session import Session
 from warlog.engine import vocabulary
 from warlog.engine.flow import phase_name
 from warlog.engine.geometry import Cell
@@ -72,7 +73,7 @@ def _distinct_kinds(orders: list[Order]) -> list[Order]:
     return list(seen.values())
 
 
-def why_idle(table: Table, unit: str) -> str:
+def why_idle(table: Session, unit: str) -> str:
     """Why ``unit``, of the side to act, may not act now: the rule that refuses it the orders
     its side's other units may give, or what is left to say when no rule is named."""
     state = table.state
@@ -96,7 +97,7 @@ def _retargeted(state: GameState, order: Order, target: str) -> Order | None:
     return None
 
 
-def why_not_target(table: Table, unit: str | None, enemy: str) -> str:
+def why_not_target(table: Session, unit: str | None, enemy: str) -> str:
     """Why the click on ``enemy`` gives no order: for ``unit`` (selected), the rule that refuses
     the attacks it may make on other enemies when aimed at this one."""
     state = table.state
@@ -117,7 +118,7 @@ def why_not_target(table: Table, unit: str | None, enemy: str) -> str:
     return f"{enemy} is not a target of {unit} now"
 
 
-def _seat_line(table: Table) -> str | None:
+def _seat_line(table: Session) -> str | None:
     """Why this page may not order now at all, or None when it may."""
     state = table.state
     if state.ended:
@@ -134,7 +135,7 @@ def _seat_line(table: Table) -> str | None:
     return None
 
 
-def resolve(table: Table, cell: Cell | None, selected: str | None, *, ask: bool = False
+def resolve(table: Session, cell: Cell | None, selected: str | None, *, ask: bool = False
             ) -> Outcome:
     """What a click on ``cell`` does with ``selected`` the selected unit (None: nobody).
     ``ask``: offer every order the click could give instead of giving the plain one (and on a
@@ -169,7 +170,7 @@ def resolve(table: Table, cell: Cell | None, selected: str | None, *, ask: bool 
                        "the dots mark where it may go")
 
 
-def _offered(table: Table, selected: str, uid: str, cell: Cell) -> bool:
+def _offered(table: Session, selected: str, uid: str, cell: Cell) -> bool:
     """Whether a click on a friendly unit ``uid`` gives the selected unit an order (a Frontier
     fight joins units; a charge through a friend is never offered, but a cell may be)."""
     choices = table.choices(selected)

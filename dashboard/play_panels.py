@@ -14,8 +14,8 @@ import streamlit as st
 
 from warlog.dashboard.data import code_span
 from warlog.dashboard.data import markdown_text as md
-from warlog.dashboard.play_feed import Entry
-from warlog.dashboard.play_session import Table
+from warlog.app.feed import Entry
+from warlog.app.session import Session
 from warlog.engine import analysis
 from warlog.engine.state import GameState
 from warlog.events import seat_links
@@ -65,7 +65,7 @@ def happened(entries: list[Entry]) -> None:
             st.caption("Earlier steps: on the Replay page.")
 
 
-def cause_of_choice(table: Table, unit: str) -> None:
+def cause_of_choice(table: Session, unit: str) -> None:
     """When the unit must choose because of what the other side did (a hit it took: retreat
     or lose a strength point), the attack and its dice, shown with the choice."""
     entry = table.last_about(unit)
@@ -76,7 +76,7 @@ def cause_of_choice(table: Table, unit: str) -> None:
             + "\n\n".join(md(line) for line in entry.lines))
 
 
-def seat_line(table: Table, token: str | None, links: dict[str, str] | None) -> None:
+def seat_line(table: Session, token: str | None, links: dict[str, str] | None) -> None:
     """Whose seat this page holds in a game played by links (a link whose token is no seat of
     this game says so: the page then watches); for the page that started the game, the links
     themselves, each to be sent to its player, with a way to replace one that went astray."""
@@ -106,7 +106,7 @@ def seat_line(table: Table, token: str | None, links: dict[str, str] | None) -> 
                       on_click=_replace_link, args=(table, side, links))
 
 
-def _replace_link(table: Table, side: str, links: dict[str, str]) -> None:
+def _replace_link(table: Session, side: str, links: dict[str, str]) -> None:
     """Revoke ``side``'s link and issue a new one (events/seat_links.py): the old token stops
     working at once; the new one is shown to this page only."""
     store = table.recorder.store

@@ -4,7 +4,7 @@ Starting: a bundled scenario (those that roll their armies on the tables say so)
 file; the options with the rules they switch; each side a person (a name) or a bot (every policy,
 with a word on its strength and speed); dice seeded or manual (a manual game whose opening rolls
 dice asks for each die, with what it is for); the date played. It stores the game `warlog new`
-stores (dashboard/play_session.py decides; this module only arranges widgets and hands back the
+stores (warlog/app/session.py and start.py decide; this module only arranges widgets and hands back the
 new game's id through session state).
 
 Every text from a game, a scenario file or an exception goes to Streamlit's markdown through
@@ -21,9 +21,13 @@ from typing import Any
 
 import streamlit as st
 
-from warlog.dashboard import board, data, play_options, play_session
+from warlog.app.errors import PlayError
+from warlog.app.seats import Seat, policies
+from warlog.app.session import issue_seat_links
+from warlog.app.start import start_game
+from warlog.app.table_dice import OpeningDiceNeeded
+from warlog.dashboard import board, data, play_options
 from warlog.dashboard.board_svg import board_svg
-from warlog.dashboard.play_session import OpeningDiceNeeded, PlayError, Seat
 from warlog.engine.flow import phase_name
 from warlog.engine.fold import FoldError
 from warlog.engine.scenario import Scenario, ScenarioError, bundled_scenarios, scenario_from_bytes
@@ -88,7 +92,7 @@ def _options(scenario: Scenario) -> dict[str, Any]:
 
 def seat_pickers(sides: list[str], prefix: str, names: dict[str, str]) -> dict[str, Seat]:
     """A person-or-bot choice per side (a bot: every policy with its word)."""
-    words = dict(play_session.policies())
+    words = dict(policies())
     seats: dict[str, Seat] = {}
     for side, column in zip(sides, st.columns(len(sides))):
         with column:
@@ -101,11 +105,12 @@ def seat_pickers(sides: list[str], prefix: str, names: dict[str, str]) -> dict[s
                                      value=fallback or side.capitalize())
                 seats[side] = Seat.person(name.strip())
             else:
-                policies = list(words)
+                names_of_bots = list(words)
                 held = names.get(side)
-                policy = st.selectbox(f"{side} bot", policies, key=f"{prefix}_policy_{side}",
-                                      index=policies.index(held) if held in policies else
-                                      policies.index("tactician"),
+                policy = st.selectbox(f"{side} bot", names_of_bots,
+                                      key=f"{prefix}_policy_{side}",
+                                      index=names_of_bots.index(held) if held in names_of_bots
+                                      else names_of_bots.index("tactician"),
                                       format_func=lambda p: f"{p}: {words[p]}")
                 seats[side] = Seat.of_bot(policy)
     return seats
@@ -161,7 +166,7 @@ def start_form(path: str) -> str | None:
     try:
         chosen = play_options.with_options(scenario, options)
         with SQLiteEventStore(path) as store:
-            game = play_session.start(
+            game = start_game(
                 store, chosen, seats=seats, dice=dice, opening_dice=faces if dice == "manual"
                 else (), seed=None if seed is None or dice == "manual" else int(seed),
                 played=played.isoformat() if isinstance(played, date) else None)
@@ -180,7 +185,7 @@ def start_form(path: str) -> str | None:
         if two:
             try:
                 with SQLiteEventStore(path) as store:
-                    st.session_state["play_new_links"] = play_session.issue_seat_links(
+                    st.session_state["play_new_links"] = issue_seat_links(
                         store, game, seats)
             except (PlayError, StoreError, sqlite3.Error) as exc:
                 # raw text: the Play page shows its message (views/play.py escapes it there)

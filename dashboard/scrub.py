@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from warlog.record import rest_points
+from warlog.app.forking import rest_points
 
 
 class StepLike(Protocol):

@@ -20,7 +20,8 @@ from warlog.engine.fold import evolve
 from warlog.engine.rules import catalogue
 from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.events.store import StoreError
-from warlog.record import RecordError, fork
+from warlog.app.errors import PlayError
+from warlog.app.forking import fork
 
 Event = dict[str, Any]
 
@@ -31,7 +32,7 @@ def _continue(path: str, game: str, at: int) -> None:
     try:
         with SQLiteEventStore(path) as store:
             new_id, _ = fork(store, game, at)
-    except (RecordError, StoreError, sqlite3.Error) as exc:
+    except (PlayError, StoreError, sqlite3.Error) as exc:
         st.session_state["fork_error"] = str(exc)
         return
     st.session_state.pop("fork_error", None)

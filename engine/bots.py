@@ -6,6 +6,7 @@ generator), so the same seed gives the same game, and `verify` can replay the bo
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from collections.abc import Callable, Iterator
 from typing import Protocol
 
@@ -370,25 +371,42 @@ def _deep_search() -> Policy:
     return DeepSearch()
 
 
+@dataclass(frozen=True)
+class Bot:
+    """A released policy: how to make it, and one line on its strength and speed (how the seat
+    pickers and docs/bots.md describe it), kept together so a new bot cannot lack its words."""
+
+    make: Callable[[], Policy]
+    words: str
+    searches: bool = False  # plays playouts of its own at every decision
+
+
 # A stored game names its bots and verify re-chooses their orders, so a released policy never
 # changes what it plays: a better bot comes under a new name.
-POLICIES: dict[str, Callable[[], Policy]] = {
-    "aggressive": Aggressive,
-    "cautious": Cautious,
-    "random": RandomLegal,
-    "tactician": _tactician,
-    "search": _search,
-    "deep-search": _deep_search,
+POLICIES: dict[str, Bot] = {
+    "aggressive": Bot(Aggressive, "closes with the enemy and attacks whenever it can, a fair "
+                                  "opponent; fast"),
+    "cautious": Bot(Cautious, "holds good ground and attacks only the weak or a flank, the "
+                              "weakest of the heuristics; fast"),
+    "random": Bot(RandomLegal, "any legal order at random, the weakest; instant"),
+    "tactician": Bot(_tactician, "reads the position (walking distances, attack odds, ground), "
+                                 "the strongest heuristic; fast"),
+    "search": Bot(_search, "playouts over the tactician's best orders, one exchange deep, "
+                           "stronger than the tactician; slow (about a hundred times its work "
+                           "a move)", searches=True),
+    "deep-search": Bot(_deep_search, "the same search two exchanges deep, the strongest bot; "
+                                     "slowest (about 2.8 times the search, seconds a decision)",
+                       searches=True),
 }
 
 # The policies that play playouts of their own at every decision: a hundred times the
 # tactician's work a move, which a what-if multiplies by its playouts.
-SEARCH_POLICIES = ("search", "deep-search")
+SEARCH_POLICIES = tuple(name for name, bot in POLICIES.items() if bot.searches)
 
 
 def get_policy(name: str) -> Policy:
     try:
-        return POLICIES[name]()
+        return POLICIES[name].make()
     except KeyError:
         raise ValueError(f"unknown policy {name!r}; choose one of {', '.join(POLICIES)}") from None
 

@@ -16,11 +16,11 @@ def db_holding_a_game(db: Path) -> Path:
     a database with a game is not seeded with the demo games, and Play offers it to continue."""
     from warlog.engine.scenario import load_scenario
     from warlog.events.sqlite_store import SQLiteEventStore
-    from warlog.tabletop import new_game
+    from builders import table_game
 
     with SQLiteEventStore(db) as store:
-        new_game(store, load_scenario("ancients-river-crossing"), "held", dice="seeded", seed=1,
-                 players={"red": "Cy", "blue": "Di"}, played="2026-12-01")
+        table_game(store, load_scenario("ancients-river-crossing"), "held", dice="seeded", seed=1,
+                   players={"red": "Cy", "blue": "Di"}, played="2026-12-01")
     return db
 
 

@@ -57,3 +57,19 @@ def mutated(value):
         key = sorted(value)[0]
         return {**value, key: mutated(value[key])}
     raise TypeError(value)
+
+
+def table_game(store: Any, scenario: Scenario, game_id: str, *,
+               players: dict[str, str] | None = None, dice: str = "manual",
+               seed: int | None = None, opening_dice: list[int] | tuple[int, ...] = (),
+               played: str | None = None) -> list[dict[str, Any]]:
+    """A game started as `warlog new` starts it (warlog/app/start.py), every side a person
+    (``players``: side -> name, default "red player"/"blue player"); its stored events."""
+    from warlog.app.seats import Seat
+    from warlog.app.start import start_game
+
+    names = {"red": "red player", "blue": "blue player", **(players or {})}
+    start_game(store, scenario, game_id=game_id, dice=dice, seed=seed,
+               seats={side: Seat.person(name) for side, name in names.items()},
+               opening_dice=opening_dice, played=played)
+    return store.read(game_id)

@@ -462,17 +462,6 @@ from warlog.whatif_cmd import whatif, winprob  # noqa: E402
 
 PLAY, REVIEW, SHARE, MANAGE = "Play and record", "Review and analyse", "Share", "Manage"
 
-SHORT_HELP = {
-    "new": "Start recording a game played on a real table.",
-    "order": "Record one order of a tabletop game, checked by the rules.",
-    "record": "Record a game at the table, turn by turn, with the real dice.",
-    "fork": "Start a new game from any point of a stored one.",
-    "review": "Review a battle: every order graded, the dice weighed.",
-}
-"""The one-sentence summary `warlog --help` lists, for the commands whose docstring (in a
-module this file does not own) opens with more than a sentence; the docstring stays their
-`--help` body. Every other command's summary is its docstring's first paragraph."""
-
 COMMANDS: list[tuple[str, str, object]] = [
     (PLAY, "new", new), (PLAY, "orders", orders), (PLAY, "order", order),
     (PLAY, "record", record_cmd), (PLAY, "note", note), (PLAY, "fork", fork_cmd),
@@ -488,7 +477,7 @@ COMMANDS: list[tuple[str, str, object]] = [
 """Panel, name and function of every command, in the order `warlog --help` lists them."""
 
 for _panel, _name, _function in COMMANDS:
-    app.command(_name, rich_help_panel=_panel, short_help=SHORT_HELP.get(_name))(_function)
+    app.command(_name, rich_help_panel=_panel)(_function)
 
 
 if __name__ == "__main__":

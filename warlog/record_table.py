@@ -2,7 +2,7 @@
 orders, reads an order (its number or its notation, tab-completed) and the faces the real dice
 showed, and says what happened; and the command itself, which records from a script or here.
 
-The Recorder (warlog/record.py) does the recording; this module is the conversation around it.
+The Recorder (warlog/app/recorder.py) does the recording; this module is the conversation around it.
 """
 
 from __future__ import annotations
@@ -19,17 +19,11 @@ from warlog.engine.rules import IllegalOrder, catalogue
 from warlog.engine.scenario import Scenario
 from warlog.events.store import EventStore, StoreError
 from warlog.notation import NotationError, format_order
-from warlog.record import (
-    Event,
-    Recorder,
-    RecordError,
-    Setup,
-    parse_faces,
-    prepare,
-    run_script,
-    split_dice,
-    start_game,
-)
+from warlog.app.errors import PlayError
+from warlog.app.recorder import Recorder
+from warlog.app.start import start_game
+from warlog.app.table_dice import OpeningDiceNeeded, parse_faces
+from warlog.record import Event, Setup, prepare, run_script, split_dice
 
 # -- at the table ----------------------------------------------------------------------------
 
@@ -190,8 +184,8 @@ class Table:
             elif verb == "concede" and len(words) == 2:
                 self._said(rec.concede_as_player(words[1]))
             elif rec.pending is not None and verb != "dice" and not verb[0].isdigit():
-                raise RecordError(f"'{rec.pending.text}' waits for its dice: enter the faces "
-                                  "(e.g. 4 or 3,5), or undo it")
+                raise PlayError(f"'{rec.pending.text}' waits for its dice: enter the faces "
+                                "(e.g. 4 or 3,5), or undo it")
             elif rec.pending is not None or verb == "dice":
                 faces = parse_faces(" ".join(words[1:] if verb == "dice" else words))
                 new = rec.dice(faces)
@@ -211,7 +205,7 @@ class Table:
         except StoreError as exc:  # another writer: reloaded, say so and carry on
             self.say(f"[red]error:[/red] {escape(str(exc))}")
             self._listed = None
-        except (RecordError, NotationError, DiceError) as exc:
+        except (PlayError, NotationError, DiceError) as exc:
             self.say(f"[red]error:[/red] {escape(str(exc))}")
         return True
 
@@ -226,10 +220,15 @@ def open_table(store: EventStore, game_id: str, scenario: Scenario | None,
     if scenario is None:
         return True
     faces: list[int] = []
-    while not start_game(store, scenario, game_id, faces=faces, **how):
+    while True:
+        try:
+            start_game(store, scenario, game_id=game_id, opening_dice=faces, **how)
+            break
+        except OpeningDiceNeeded as needed:
+            wanted = needed.die
         try:
             line = ask(f"the opening rolls dice (army tables or a roll-off): die number "
-                       f"{len(faces) + 1} > ").strip()
+                       f"{wanted.number} > ").strip()
         except (EOFError, KeyboardInterrupt):
             line = "quit"
         if line.lower() == "quit":
@@ -239,7 +238,8 @@ def open_table(store: EventStore, game_id: str, scenario: Scenario | None,
             faces += parse_faces(line[4:] if line.lower().startswith("dice") else line)
         except DiceError as exc:
             say(f"[red]error:[/red] {escape(str(exc))}")
-    seed = f", seed {how['seed']}" if how.get("seed") is not None else ""
+    recorded = store.read(game_id, 1)[0].get("seed")  # the seed start_game drew, if it drew one
+    seed = f", seed {recorded}" if how["dice"] == "seeded" and recorded is not None else ""
     say(escape(f"started {game_id} ({scenario.title}; {how['dice']} dice{seed})"))
     return True
 

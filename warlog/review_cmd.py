@@ -57,8 +57,10 @@ def review(
     as_json: JsonOpt = False,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Review a battle: who won from where, how much the orders and how much the dice moved it,
-    each side's accuracy, every order graded against the best one found (best, good,
+    """Review a battle: every order graded, the dice weighed.
+
+    Who won from where, how much the orders and how much the dice moved it, each side's
+    accuracy, every order graded against the best one found (best, good,
     inaccuracy, mistake, blunder), and the moments that mattered. A stored game's review is
     stored beside it and reused while the game, the settings and the evaluator are the same."""
     from warlog.engine.evaluator import load_weights

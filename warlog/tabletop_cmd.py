@@ -1,8 +1,9 @@
 """`warlog new`, `orders`, `order`, `record` and `fork`: recording a game played on a real table,
 one order at a time (new, orders, order) or turn by turn at a prompt or from a script (record),
 a side conceding (`record --game GAME --concede SIDE`), and a new game started from any point
-of a stored one (fork), reseated if asked (`fork --players red=NAME,blue=NAME`). Thin: warlog/tabletop.py and
-warlog/record.py do the recording; this parses and prints.
+of a stored one (fork), reseated if asked (`fork --players red=NAME,blue=NAME`). Thin: the
+application (warlog/app/: start.py, recorder.py, forking.py) does the work; this parses and
+prints.
 
 Registered in warlog/cli.py, each where it stands in `warlog --help`.
 """
@@ -39,12 +40,18 @@ def new(
         "--date", help="The day the game was played, YYYY-MM-DD (default: today).")] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Start recording a game played on a real table (then `warlog order`)."""
+    """Start recording a game played on a real table.
+
+    Then give its orders with `warlog order` (or `warlog record --game`)."""
     from datetime import date
 
     from warlog.engine.scenario import load_scenario
+    from warlog.app.errors import PlayError
+    from warlog.app.seats import Seat
+    from warlog.app.start import start_game
+    from warlog.app.table_dice import OpeningDiceNeeded
+    from warlog.engine.dice import DiceError
     from warlog.events.model import EventError, iso_date
-    from warlog.tabletop import free_game_id, new_game
 
     if dice not in ("manual", "seeded"):
         raise typer.BadParameter("--dice is manual or seeded")
@@ -55,11 +62,17 @@ def new(
             played = date.today().isoformat() if played is None else iso_date(played)
         except ValueError as exc:
             raise EventError(f"--date: {exc}") from None
-    with friendly(), open_store(db) as store:
-        scn = load_scenario(scenario)
-        game_id = game or free_game_id(store, scn)
-        new_game(store, scn, game_id, players={"red": red, "blue": blue}, dice=dice, seed=seed,
-                 opening_dice=faces, played=played)
+    try:
+        with friendly(), open_store(db) as store:
+            scn = load_scenario(scenario)
+            game_id = start_game(store, scn, game_id=game, dice=dice, seed=seed,
+                                 seats={"red": Seat.person(red), "blue": Seat.person(blue)},
+                                 opening_dice=faces or (), played=played)
+    except OpeningDiceNeeded as exc:
+        raise DiceError(f"{exc}; give them with --opening-dice") from None
+    except PlayError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(1) from None
     elsewhere = db != DEFAULT_DB and str(db) != os.environ.get("WARLOG_DB")
     out.print(f"started {game_id} ({scn.title}); next: warlog orders {game_id}"
               + (f" --db {db}" if elsewhere else ""), markup=False)
@@ -91,11 +104,11 @@ def orders(
     db: DbOption = DEFAULT_DB,
 ) -> None:
     """Every legal order now, in the notation `warlog order` takes."""
+    from warlog.engine.game import Game
     from warlog.notation import format_order
-    from warlog.tabletop import load
 
     with friendly(), database(db, game) as store:
-        current = load(store, game)
+        current = Game(store.read(game))
     if unit is not None and unit not in current.state.units:
         raise typer.BadParameter(f"no unit {unit!r} in {game}")
     _print_state_line(current.state)
@@ -111,22 +124,35 @@ def order(
         help="The faces the real dice showed, e.g. 4 or 4,6.")] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Record one order of a tabletop game: checked by the rules, then appended."""
+    """Record one order of a tabletop game, checked by the rules.
+
+    The order is checked where the game stands, then appended with the faces the real dice
+    showed (--dice); nothing is written if it is refused."""
+    from warlog.app.errors import PlayError
+    from warlog.app.recorder import Recorder
+    from warlog.engine.dice import DiceError
     from warlog.engine.narration import narrate_all
-    from warlog.engine.fold import replay
     from warlog.notation import NotationError, parse_order
-    from warlog.tabletop import record
 
     faces = _faces(dice, "--dice")
-    with friendly(), open_store(db) as store:
-        try:
-            parsed = parse_order(words)
-        except NotationError as exc:
-            raise typer.BadParameter(str(exc)) from None
-        new_events = record(store, game, parsed, faces)
-        everything = store.read(game)
+    try:
+        with friendly(), database(db, game) as store:
+            try:
+                parsed = parse_order(words)
+            except NotationError as exc:
+                raise typer.BadParameter(str(exc)) from None
+            rec = Recorder(store, game)
+            new_events = rec.give(parsed, faces)
+            if new_events is None:  # one command, one order: its dice come with it
+                assert rec.pending is not None
+                raise DiceError(f"this order rolls more dice than were given (die number "
+                                f"{rec.pending.wanted} is missing): give every face the real "
+                                "dice showed with --dice; nothing was recorded")
+    except PlayError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(1) from None
+    everything, state = rec.events, rec.state
     lines = narrate_all(everything)[-len(new_events):]
-    state = replay(everything)
     for event, line in zip(new_events, lines):
         out.print(f"  {event['seq']:>5}  {line}", markup=False)  # names and notes: as text
     _print_state_line(state)
@@ -152,10 +178,13 @@ def record_cmd(
     ] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Record a game at the table, turn by turn and phase by phase (or from a --script): every
-    order checked by the rules, the real dice entered, undo, notes; quit and carry on later.
-    With --concede SIDE, that side of the stored --game concedes and the game ends."""
-    from warlog.record import RecordError, Setup
+    """Record a game at the table, turn by turn, with the real dice.
+
+    Phase by phase (or from a --script): every order checked by the rules, the real dice
+    entered, undo, notes; quit and carry on later. With --concede SIDE, that side of the stored
+    --game concedes and the game ends."""
+    from warlog.app.errors import PlayError
+    from warlog.record import Setup
     from warlog.record_table import record_game
 
     if concede is not None:
@@ -168,7 +197,7 @@ def record_cmd(
         with friendly(), open_store(db) as store:
             record_game(store, Setup(scenario, game, players, dice, seed), script=script,
                         ask=lambda prompt: out.input(prompt), say=out.print, db_flag=flag)
-    except RecordError as exc:
+    except PlayError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(1) from None
 
@@ -179,20 +208,21 @@ def _concede(game: str | None, side: str, *, others: dict[str, object], db: Path
     an order's events. One line, never a traceback, for a bad side, a bot's side, a game that
     is over or not in the database, or an option that only sets up or records a game."""
     from warlog.engine.narration import narrate
-    from warlog.record import Recorder, RecordError
+    from warlog.app.errors import PlayError
+    from warlog.app.recorder import Recorder
 
     given = [name for name, value in others.items() if value is not None]
     try:
         if game is None:
-            raise RecordError("--concede needs --game: the stored game a side concedes")
+            raise PlayError("--concede needs --game: the stored game a side concedes")
         if given:
-            raise RecordError(f"--concede ends a stored game: {', '.join(given)} cannot go "
-                              "with it")
+            raise PlayError(f"--concede ends a stored game: {', '.join(given)} cannot go "
+                            "with it")
         with friendly(), database(db, game) as store:
             rec = Recorder(store, game)
             new_events = rec.concede_as_player(side)
             state = rec.state
-    except RecordError as exc:
+    except PlayError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(1) from None
     for event in new_events:
@@ -214,19 +244,21 @@ def fork_cmd(
     ] = None,
     db: DbOption = DEFAULT_DB,
 ) -> None:
-    """Start a new game from any point of a stored one: its events up to --at, cut back to where
-    the game waits for an order, reseated with --players if given; carry on with `warlog record
-    --game` or `warlog order`."""
-    from warlog.record import RecordError, fork
-    from warlog.tabletop import load
+    """Start a new game from any point of a stored one.
+
+    Its events up to --at, cut back to where the game waits for an order, reseated with
+    --players if given; carry on with `warlog record --game` or `warlog order`."""
+    from warlog.app.errors import PlayError
+    from warlog.app.forking import fork
+    from warlog.engine.game import Game
 
     try:
         if by is not None and players is None:
-            raise RecordError("--by says who changed the seats: give it with --players")
+            raise PlayError("--by says who changed the seats: give it with --players")
         with friendly(), open_store(db) as store:
             forked, cut = fork(store, game, at, new_id, players, by)
-            state = load(store, forked).state
-    except RecordError as exc:
+            state = Game(store.read(forked)).state
+    except PlayError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(1) from None
     back = "" if cut == at else f" (cut back from {at}: the game waits for an order there)"

@@ -2,7 +2,7 @@
 then play it by clicking the board, the buttons beside it or the list of every legal order, and
 let the bots move. Every order is recorded in the database as it is given.
 
-The page only arranges widgets; dashboard/play_session.py decides (seats, what a click offers,
+The page only arranges widgets; the application (warlog/app/session.py) decides (seats, what a click offers,
 the bot's move, each failure as one line). Session state: ``play_game`` (the game being played),
 ``play_unit`` (the selected unit), ``play_offer`` (several orders one click offered, to choose
 from), ``play_table`` (the open table: an order waiting
@@ -16,10 +16,13 @@ import sqlite3
 
 import streamlit as st
 
+from warlog.app.errors import GameMovedOn, PlayError
+from warlog.app.seats import Seat, is_slow
+from warlog.app.session import Session, fallback_orders
+from warlog.app.table_dice import DiceNeeded
 from warlog.dashboard import (board, board_click, bot_runner, data, play_clicks, play_panels,
-                              play_session, play_start, review_try, table_registry)
+                              play_start, review_try, table_registry)
 from warlog.dashboard.data import markdown_text as md
-from warlog.dashboard.play_session import DiceNeeded, GameMovedOn, PlayError, Seat, Table
 from warlog.engine import reach
 from warlog.engine.flow import phase_name
 from warlog.events.ids import check_id
@@ -33,7 +36,7 @@ FOLLOW_POLL = 2.0  # seconds between two looks at the store for others' moves
 # -- the table ---------------------------------------------------------------------------------
 
 
-def _table(path: str, game: str) -> Table:
+def _table(path: str, game: str) -> Session:
     """The open table of ``game``, kept across reruns (a pending order lives in it), read again
     if anyone appended meanwhile. Its store's connection is the session's: given back when the
     session ends (dashboard/table_registry.py), opened again if the session comes back."""
@@ -44,7 +47,7 @@ def _table(path: str, game: str) -> Table:
             held[1].recorder.store.close()  # the table it replaces
         store = table_registry.SessionStore(path)
         try:
-            held = ((path, game, token), Table(store, game, token))
+            held = ((path, game, token), Session(store, game, token))
         except BaseException:
             store.close()
             raise
@@ -89,7 +92,7 @@ MOVED_ON = ("The game moved on before your click arrived (another page, a bot or
             "again.")
 
 
-def _stale(table: Table, seen: int | None) -> bool:
+def _stale(table: Session, seen: int | None) -> bool:
     """Whether an input was made on a board drawn before the game moved on: the table is
     read again first (a callback runs before the page's script), then the board the player
     clicked (``seen``, its last event) is compared with the game as stored. Such an input is
@@ -102,7 +105,7 @@ def _stale(table: Table, seen: int | None) -> bool:
     return False
 
 
-def _act(table: Table, action) -> None:
+def _act(table: Session, action) -> None:
     """Run one input; its failure (or the dice it now waits for) becomes the page's one line."""
     st.session_state.pop("play_offer", None)
     try:
@@ -116,7 +119,7 @@ def _act(table: Table, action) -> None:
     st.session_state["play_dice"] = result if isinstance(result, DiceNeeded) else None
 
 
-def _give(table: Table, order, seen: int | None = None) -> None:
+def _give(table: Session, order, seen: int | None = None) -> None:
     if not _stale(table, seen):
         _act(table, lambda: table.give(order))
 
@@ -131,7 +134,7 @@ def _start_bots(path: str, game: str, pace: str) -> None:
 # -- playing -----------------------------------------------------------------------------------
 
 
-def _board_clicked(table: Table) -> None:
+def _board_clicked(table: Session) -> None:
     """A click on the board: what it means is play_clicks.resolve's (select a unit, give the
     plain order, offer the alternatives, or say why nothing was given); a click on a board
     drawn before the game moved on gives nothing and says so."""
@@ -151,7 +154,7 @@ def _board_clicked(table: Table) -> None:
         _say("info", outcome.say)
 
 
-def _order_buttons(table: Table, orders, prefix: str) -> None:
+def _order_buttons(table: Session, orders, prefix: str) -> None:
     """A button an order, keyed by the board it was drawn with and by the order itself: a
     click on a button of an earlier board is refused as moved on (``_stale``), never given in
     a later phase, and a button drawn for one unit never gives another unit's order that a
@@ -163,7 +166,7 @@ def _order_buttons(table: Table, orders, prefix: str) -> None:
                   args=(table, order, seen), use_container_width=True)
 
 
-def _dice_panel(table: Table, needed: DiceNeeded) -> None:
+def _dice_panel(table: Session, needed: DiceNeeded) -> None:
     st.info(needed.prompt())
     for die in needed.dice:
         st.caption(f"Die {die.number} (d{die.sides})" + (f": {die.purpose}" if die.purpose else ""))
@@ -178,7 +181,7 @@ def _dice_panel(table: Table, needed: DiceNeeded) -> None:
     st.button("Undo this order", key="play_undo", on_click=_act, args=(table, table.undo))
 
 
-def _note(table: Table) -> None:
+def _note(table: Session) -> None:
     text = st.session_state.get("play_note", "").strip()
     if not text:
         _say("info", "The note is empty: write something first")
@@ -193,7 +196,7 @@ def _note(table: Table) -> None:
     _say("success", f"Note saved on event {event['about']}{by}: the Replay page shows it there.")
 
 
-def _plan(table: Table, side: str) -> None:
+def _plan(table: Session, side: str) -> None:
     text = st.session_state.get(f"play_plan_{side}", "").strip()
     if not text:
         _say("info", "The plan is empty: write it first")
@@ -208,7 +211,7 @@ def _plan(table: Table, side: str) -> None:
                     "against it.")
 
 
-def _plan_box(table: Table) -> None:
+def _plan_box(table: Session) -> None:
     """Before a side's first order, its player may write the plan (what was meant, for the
     after-action report): offered once, until that side gives an order."""
     for side in table.plannable():
@@ -220,8 +223,8 @@ def _plan_box(table: Table) -> None:
                       args=(table, side))
 
 
-def _fallback(table: Table) -> None:
-    listed = play_session.fallback_orders(table)
+def _fallback(table: Session) -> None:
+    listed = fallback_orders(table)
     if not listed:
         return
     notations = [n for n, _ in listed]
@@ -237,7 +240,7 @@ def _to_replay(game: str) -> None:
     st.session_state["game_link_read"] = True
 
 
-def _header(table: Table) -> None:
+def _header(table: Session) -> None:
     """The game in one line: its title, id, turn and phase, and who is to act (or its end)."""
     state, seat = table.state, table.seat_to_act
     where = f"turn {state.turn}"
@@ -251,7 +254,7 @@ def _header(table: Table) -> None:
     st.markdown(f"**{md(state.scenario.title)}** · {data.code_span(table.game_id)} · {where}")
 
 
-def _settle_selection(table: Table) -> str | None:
+def _settle_selection(table: Session) -> str | None:
     """The selected unit, if it may still act; a lone unit that may act is selected for the
     player (a unit that must choose after a hit, the last unit of a phase)."""
     state = table.state
@@ -345,7 +348,7 @@ def _playing(path: str, game: str) -> None:
         _watch(path, table)
 
 
-def _orders_panel(table: Table, unit: str | None) -> None:
+def _orders_panel(table: Session, unit: str | None) -> None:
     """The person to act's side panel: the selected unit, what its last click offered, its own
     buttons (with the attack behind a choice it must make), the side's, and every legal order."""
     units = table.units_to_act()
@@ -376,7 +379,7 @@ def _orders_panel(table: Table, unit: str | None) -> None:
         _fallback(table)
 
 
-def _bot_panel(path: str, table: Table, seat: Seat) -> None:
+def _bot_panel(path: str, table: Session, seat: Seat) -> None:
     """The bot's turn: it plays as soon as it is its turn at the pace set (a step at a time:
     one order a click), off the page's thread; its last orders with their reasons. Only a page
     that may play (a seat of the game, or any page of a game without seat links) sets the pace
@@ -389,7 +392,7 @@ def _bot_panel(path: str, table: Table, seat: Seat) -> None:
     if run is not None and run.done and run.error:
         st.warning(md(run.error))
     st.write(md(f"{state.to_act} is the {seat.name} bot's to play")
-             + (" (it thinks for a while)" if play_session.is_slow(seat.name) else ""))
+             + (" (it thinks for a while)" if is_slow(seat.name) else ""))
     if table.linked and table.holds is None and _links_of(game) is None:
         st.caption("This page watches: the bots play at the pace the players set.")
         return
@@ -415,7 +418,7 @@ def _bot_panel(path: str, table: Table, seat: Seat) -> None:
     st.caption("The bot is thinking…")
 
 
-def _watch(path: str, table: Table) -> None:
+def _watch(path: str, table: Session) -> None:
     """Follow the game without a click: a fragment looks at the store (every BOT_POLL while a
     bot plays, every FOLLOW_POLL otherwise) and reruns the page when anyone appended (a bot, the
     other seat's browser, the command line), showing the bots' progress meanwhile.
@@ -458,7 +461,7 @@ def _watch(path: str, table: Table) -> None:
     watcher()
 
 
-def _reseat(table: Table) -> None:
+def _reseat(table: Session) -> None:
     """A game continued from a replay step (a fork): who plays each side from here on, chosen
     afresh, recorded as a seats_changed event; or the seats kept as they were."""
     state = table.state
@@ -489,7 +492,7 @@ def _links_of(game: str) -> dict[str, str] | None:
     return held[1] if isinstance(held, tuple) and held[0] == game else None
 
 
-def _keep_address(table: Table, game: str) -> None:
+def _keep_address(table: Session, game: str) -> None:
     """The address names the game, and the seat this page holds, so a reload reopens both (a
     seat link's token stays in its own tab's address, where it came from); a token that is no
     seat of this game is dropped from it (the page watches, and says so)."""

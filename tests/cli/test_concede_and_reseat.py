@@ -11,7 +11,8 @@ from warlog.engine.fold import replay
 from warlog.engine.verify import verify
 from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.events.store import ConcurrencyError
-from warlog.record import Pending, Recorder, RecordError
+from warlog.app.errors import PlayError
+from warlog.app.recorder import Pending, Recorder
 
 SCENARIO = "ancients-river-crossing"
 BOTS = f"{SCENARIO}-aggressive-cautious-s7"
@@ -161,17 +162,17 @@ def test_the_recorders_seats_and_concession_append_with_expected_seq(people_db):
         assert seated["seq"] == other.events[-1]["seq"] + 1 and rec.who in ("Cy", "Bo")
         with pytest.raises(ConcurrencyError):  # the other recorder read the game before
             other.change_seats({"red": "Ann", "blue": "Bo"})
-        with pytest.raises(RecordError, match="no player for blue"):
+        with pytest.raises(PlayError, match="no player for blue"):
             rec.change_seats({"red": "Ann"})
-        with pytest.raises(RecordError, match="not a bot"):
+        with pytest.raises(PlayError, match="not a bot"):
             rec.append_bot_order()
         ended = rec.concede("red", by="Cy")
         assert replay(store.read("p")).winner == "blue" and ended[-1]["reason"] == "red conceded"
-        with pytest.raises(RecordError, match="the game is over"):
+        with pytest.raises(PlayError, match="the game is over"):
             rec.concede("blue")
-        with pytest.raises(RecordError, match="the game is over"):
+        with pytest.raises(PlayError, match="the game is over"):
             rec.change_seats({"red": "Ann", "blue": "Bo"})
-        with pytest.raises(RecordError, match="the game is over"):
+        with pytest.raises(PlayError, match="the game is over"):
             rec.append_bot_order()
         assert verify(store.read("p")).ok
 
@@ -181,12 +182,12 @@ def test_the_recorder_refuses_a_seats_change_inside_an_order(tmp_path):
     run("new", SCENARIO, "--game", "m", "--red", "Ann", "--blue", "Bo", "--db", str(db))
     with SQLiteEventStore(db) as store:
         rec = Recorder(store, "m")
-        with pytest.raises(RecordError, match="bots play only with seeded dice"):
+        with pytest.raises(PlayError, match="bots play only with seeded dice"):
             rec.change_seats({"red": "Ann", "blue": "random"})
         rec.pending = Pending(rec.legal()[0])  # an order waiting for its dice, as give leaves
         for attempt in (lambda: rec.change_seats({"red": "Cy", "blue": "Bo"}),
                         lambda: rec.concede("red")):
-            with pytest.raises(RecordError, match="waits for its dice: give them or undo it"):
+            with pytest.raises(PlayError, match="waits for its dice: give them or undo it"):
                 attempt()
         assert len(store.read("m")) == len(rec.events)
 

@@ -10,7 +10,7 @@ import re
 from typer.main import get_command
 from typer.testing import CliRunner
 
-from warlog.cli import SHORT_HELP, app
+from warlog.cli import app
 
 PANELS = ("Play and record", "Review and analyse", "Share", "Manage")
 PANEL_TOP = re.compile(r"^╭─ (.+?) ─+╮$")
@@ -85,10 +85,3 @@ def test_a_long_docstring_keeps_its_body_in_the_commands_own_help():
     assert result.exit_code == 0, result.output
     assert "Weigh each side's dice against what average dice give." in result.output
     assert "cumulative turn by turn" in result.output  # the body, after the summary
-
-
-def test_short_help_is_given_only_where_the_docstring_opens_with_more_than_a_sentence():
-    commands = get_command(app).commands
-    for name, short in SHORT_HELP.items():
-        first = " ".join(inspect.cleandoc(commands[name].help).split("\n\n")[0].split())
-        assert first != short and len(first) > len(short), name

@@ -21,9 +21,9 @@ from warlog.engine.verify import retraction, verify
 from warlog.events.orders import ShootOrder
 from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.events.store import ConcurrencyError
-from warlog.record import Recorder, rest_points
+from warlog.app.forking import rest_points
+from warlog.app.recorder import Recorder
 from warlog.record_table import Table
-from warlog.tabletop import record as record_order
 
 from builders import mutated
 from waits import LIMIT
@@ -277,7 +277,7 @@ def test_a_concurrent_writer_makes_the_append_fail_in_one_line_and_the_table_rel
         line = next(typed)
         if line == "move r-inf-2 E 1":  # someone else records an order first
             with SQLiteEventStore(db) as other:
-                record_order(other, GAME, other_order())
+                Recorder(other, GAME).give(other_order())
         return line
 
     def other_order():
@@ -461,7 +461,7 @@ def test_the_prompt_completes_the_legal_orders_and_the_tables_words(tmp_path, sc
     from warlog.engine.game import legal_orders
     from warlog.events.sqlite_store import SQLiteEventStore
     from warlog.notation import format_order
-    from warlog.record import Recorder
+    from warlog.app.recorder import Recorder
     from warlog.record_table import Table
 
     with SQLiteEventStore(scripted) as store:

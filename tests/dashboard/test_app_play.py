@@ -14,13 +14,15 @@ from app_pages import open_page
 from waits import LIMIT
 
 from warlog.dashboard import bot_runner
-from warlog.dashboard.play_session import Seat, Table, start
+from warlog.app.seats import Seat
+from warlog.app.session import Session
+from warlog.app.start import start_game
 from warlog.engine.bots import bot_rng, get_policy, play_out
 from warlog.engine.scenario import load_scenario
 from warlog.engine.verify import verify
 from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.notation import format_order
-from warlog.record import fork, rest_points
+from warlog.app.forking import fork, rest_points
 
 SCENARIO = "ancients-river-crossing"
 
@@ -106,7 +108,7 @@ def test_a_game_is_started_played_by_buttons_and_the_list_and_the_bot_moves(play
 
     def to_act() -> str:
         with SQLiteEventStore(db) as store:
-            seat = Table(store, game).seat_to_act
+            seat = Session(store, game).seat_to_act
             return "" if seat is None else ("bot" if seat.bot else "person")
 
     if to_act() == "bot":  # a step at a time: one order a click
@@ -238,7 +240,7 @@ def test_manual_dice_between_two_people_are_given_by_face_buttons(play):
         if "play_dice" in at.session_state and at.session_state["play_dice"] is not None:
             break
         with SQLiteEventStore(db) as store:
-            state = Table(store, game).state
+            state = Session(store, game).state
             assert not state.ended
             notation = format_order(aggressive.choose(state, bot_rng(state)))
         at.selectbox(key="play_fallback").set_value(notation).run()
@@ -268,8 +270,8 @@ def test_two_sessions_ordering_at_once_the_second_is_told_the_game_moved_on(play
     at, db = play
     before = set(stored(db))
     with SQLiteEventStore(db) as store:
-        game = start(store, load_scenario(SCENARIO), game_id="both", seed=2,
-                     seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")})
+        game = start_game(store, load_scenario(SCENARIO), game_id="both", seed=2,
+                          seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")})
     other = open_page(monkeypatch, db, "views/play.py")
     for page in (at, other):  # two browsers on one game, each showing the same board
         page.session_state["play_game"] = game
@@ -286,7 +288,7 @@ def test_two_sessions_ordering_at_once_the_second_is_told_the_game_moved_on(play
     assert stored(db)[game] == after_first  # nothing doubled, nothing lost
     assert set(stored(db)) - before == {game}
     with SQLiteEventStore(db) as store:  # and the second page now shows the game as stored
-        now = Table(store, game).state
+        now = Session(store, game).state
     assert f"turn {now.turn} · {now.side}" in other.markdown[0].value
 
 
@@ -306,7 +308,7 @@ def test_a_game_for_two_browsers_gives_seat_links_and_each_page_holds_its_side(p
                              + r"&seat=([^`]+)`", shown))
     assert set(tokens) == {"red", "blue"}, shown
     with SQLiteEventStore(db) as store:
-        to_act = Table(store, game).state.to_act
+        to_act = Session(store, game).state.to_act
     other = "blue" if to_act == "red" else "red"
     pages = {}
     for side in (to_act, other):  # each player opens their own link in their own browser
@@ -354,8 +356,8 @@ def test_a_person_concedes_and_the_other_side_wins(play):
     at, db = play
     before = set(stored(db))
     with SQLiteEventStore(db) as store:
-        game = start(store, load_scenario(SCENARIO), game_id="given-up", seed=2,
-                     seats={"red": Seat.person("Ann"), "blue": Seat.of_bot("random")})
+        game = start_game(store, load_scenario(SCENARIO), game_id="given-up", seed=2,
+                          seats={"red": Seat.person("Ann"), "blue": Seat.of_bot("random")})
     at.session_state["play_game"] = game
     at.run()
     assert not at.exception

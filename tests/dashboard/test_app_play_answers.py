@@ -14,7 +14,9 @@ from app_pages import click_board, open_page
 from markup_probe import shown
 
 from warlog.dashboard import play_clicks
-from warlog.dashboard.play_session import Seat, Table, issue_seat_links, start
+from warlog.app.seats import Seat
+from warlog.app.session import Session, issue_seat_links
+from warlog.app.start import start_game
 from warlog.engine import vocabulary
 from warlog.engine.scenario import load_scenario
 from warlog.events.sqlite_store import SQLiteEventStore
@@ -32,8 +34,8 @@ def hot_seat(tmp_path, monkeypatch):
     """A two-person game on one page (no seat links), opened in Play: (page, db, game)."""
     db = tmp_path / "answers.db"
     with SQLiteEventStore(db) as store:
-        game = start(store, load_scenario(SCENARIO), game_id="answers", seed=3,
-                     seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")})
+        game = start_game(store, load_scenario(SCENARIO), game_id="answers", seed=3,
+                          seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")})
     at = open_page(monkeypatch, db, "views/play.py")
     at.session_state["play_game"] = game
     at.run()
@@ -48,7 +50,7 @@ def _click(at, cell, **kw):
     assert not at.exception
 
 
-def _table(at) -> Table:
+def _table(at) -> Session:
     return at.session_state["play_table"][1]
 
 
@@ -106,7 +108,7 @@ def test_a_click_on_a_board_drawn_before_the_game_moved_on_gives_nothing(hot_sea
     _click(at, table.state.units[unit].cell)
     drawn = _table(at).last_seq()
     with SQLiteEventStore(db) as store:  # another page orders first
-        other = Table(store, game)
+        other = Session(store, game)
         other.give(next(o for o in other.legal() if vocabulary.unit_of(other.state, o) == unit))
     after = _stored(db, game)
     cell = next(iter(table.choices(unit).cells))
@@ -137,7 +139,7 @@ def linked(tmp_path):
     db = tmp_path / "linked.db"
     with SQLiteEventStore(db) as store:
         seats = {"red": Seat.person("Ann"), "blue": Seat.person("Bo")}
-        game = start(store, load_scenario(SCENARIO), game_id="linked", seed=3, seats=seats)
+        game = start_game(store, load_scenario(SCENARIO), game_id="linked", seed=3, seats=seats)
         tokens = issue_seat_links(store, game, seats)
     return db, game, tokens
 
@@ -170,9 +172,9 @@ def test_a_watcher_may_not_pause_the_players_bots(tmp_path, monkeypatch):
     db = tmp_path / "bots.db"
     with SQLiteEventStore(db) as store:
         seats = {"red": Seat.person("Ann"), "blue": Seat.of_bot("tactician")}
-        game = start(store, load_scenario(SCENARIO), game_id="bots", seed=3, seats=seats)
+        game = start_game(store, load_scenario(SCENARIO), game_id="bots", seed=3, seats=seats)
         tokens = issue_seat_links(store, game, seats)
-        table = Table(store, game, tokens["red"])
+        table = Session(store, game, tokens["red"])
         while not table.seat_to_act.bot:  # red ends its phases until the bot is to act
             table.give(next(o for o in table.legal() if o.type == "end_phase"))
     watcher = open_page(monkeypatch, db, "views/play.py")
@@ -198,8 +200,8 @@ def test_a_pages_seat_links_are_never_shown_for_another_game(linked, monkeypatch
     at.run()
     assert any(tokens["red"] in m.value for m in at.markdown)
     with SQLiteEventStore(db) as store:
-        other = start(store, load_scenario(SCENARIO), game_id="another", seed=4,
-                      seats={"red": Seat.person("Cy"), "blue": Seat.person("Di")})
+        other = start_game(store, load_scenario(SCENARIO), game_id="another", seed=4,
+                           seats={"red": Seat.person("Cy"), "blue": Seat.person("Di")})
     at.session_state["play_game"] = other  # as the Library or a replay's Continue opens one
     at.run()
     assert not at.exception

@@ -22,7 +22,10 @@ import pytest
 from waits import LIMIT, wait_until
 
 from warlog.dashboard import bot_pool, bot_runner
-from warlog.dashboard.play_session import GameMovedOn, PlayError, Seat, Table, start
+from warlog.app.errors import GameMovedOn, PlayError
+from warlog.app.seats import Seat
+from warlog.app.session import Session
+from warlog.app.start import start_game
 from warlog.engine.scenario import load_scenario
 from warlog.engine.verify import verify
 from warlog.events.sqlite_store import SQLiteEventStore
@@ -39,8 +42,8 @@ def workers():
 
 def new_game(path, red: Seat, blue: Seat, game_id: str) -> str:
     with SQLiteEventStore(path) as store:
-        return start(store, load_scenario(SCENARIO), game_id=game_id,
-                     seats={"red": red, "blue": blue}, seed=3, played="2026-12-03")
+        return start_game(store, load_scenario(SCENARIO), game_id=game_id,
+                          seats={"red": red, "blue": blue}, seed=3, played="2026-12-03")
 
 
 def stored(path, game):
@@ -69,7 +72,7 @@ def test_a_bot_stops_when_the_person_is_to_act(tmp_path):
     assert run.wait(LIMIT) and run.error is None
     assert run.orders >= 1
     with SQLiteEventStore(path) as store:
-        table = Table(store, game)
+        table = Session(store, game)
         assert table.state.to_act == "blue" and not table.seat_to_act.bot
     assert bot_runner.start(path, game, "at once").wait(LIMIT)  # nothing for a bot to do
     assert len(stored(path, game)) == len(table.events)
@@ -175,7 +178,7 @@ def test_a_worker_killed_between_orders_ends_the_run_with_a_line(tmp_path):
 
 def test_a_workers_game_is_the_one_played_in_this_process(tmp_path):
     """Two seeded bot games played at once by the workers, and the same two played here by
-    Table.bot_step (as the thread of the server played them): the same events, byte for byte."""
+    Session.bot_step (as the thread of the server played them): the same events, byte for byte."""
     bots = [("tactician", "aggressive"), ("cautious", "tactician")]
     runs = []
     for i, (red, blue) in enumerate(bots):
@@ -187,7 +190,7 @@ def test_a_workers_game_is_the_one_played_in_this_process(tmp_path):
         here = str(tmp_path / f"here-{i}.db")
         new_game(here, Seat.of_bot(red), Seat.of_bot(blue), game)
         with SQLiteEventStore(here) as store:
-            table = Table(store, game)
+            table = Session(store, game)
             while table.seat_to_act is not None and table.seat_to_act.bot:
                 table.bot_step()
         theirs, ours = stored(path, game), stored(here, game)
@@ -217,7 +220,7 @@ def test_warm_starts_the_workers_before_the_first_order(tmp_path):
     path = str(tmp_path / "warm.db")
     game = new_game(path, Seat.person("Red"), Seat.of_bot("tactician"), "warm-1")
     with SQLiteEventStore(path) as store:
-        table = Table(store, game)
+        table = Session(store, game)
         while not table.seat_to_act.bot:  # red ends its phases: the bot is to act
             table.give(table.choices(None).side[0])
     run = bot_runner.start(path, game, "at once")

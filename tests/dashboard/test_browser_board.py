@@ -10,7 +10,8 @@ import pytest
 from browser_kit import SETTLED, chromium, click_if_there, new_page, no_exception, streamlit_server, until
 from waits import wait_until
 
-from warlog.dashboard.play_session import Seat, start
+from warlog.app.seats import Seat
+from warlog.app.start import start_game
 from warlog.engine.bots import play_out
 from warlog.engine.scenario import load_scenario
 from warlog.events.sqlite_store import SQLiteEventStore
@@ -48,9 +49,9 @@ def dashboard(tmp_path_factory):
     with SQLiteEventStore(db) as store:
         store.append("done-1", done.events, 0)
         store.append("done-14", widest.events, 0)
-        start(store, load_scenario(SCENARIO), game_id="at-table",
-              seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")}, seed=5,
-              played="2026-12-06")
+        start_game(store, load_scenario(SCENARIO), game_id="at-table",
+                   seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")}, seed=5,
+                   played="2026-12-06")
     with streamlit_server(db, tmp) as url, chromium(tmp) as browser:
         yield url, browser
 

@@ -13,7 +13,9 @@ from browser_kit import (SETTLED, board_point, chromium, click_if_there, new_pag
                          streamlit_server, until)
 from waits import LIMIT, wait_until
 
-from warlog.dashboard.play_session import Seat, issue_seat_links, start
+from warlog.app.seats import Seat
+from warlog.app.session import issue_seat_links
+from warlog.app.start import start_game
 from warlog.engine.bots import play_out
 from warlog.engine.scenario import load_scenario
 from warlog.engine.verify import verify
@@ -197,8 +199,8 @@ def test_two_browsers_with_their_seat_links_play_alternate_turns(dashboard):
     url, browser, db = dashboard
     seats = {"red": Seat.person("Ann"), "blue": Seat.person("Bo")}
     with SQLiteEventStore(db) as store:
-        game = start(store, load_scenario(SCENARIO), game_id="two-browsers", seats=seats,
-                     seed=11, played="2026-12-03")
+        game = start_game(store, load_scenario(SCENARIO), game_id="two-browsers", seats=seats,
+                          seed=11, played="2026-12-03")
         links = issue_seat_links(store, game, seats)
     pages = {}
     for side in ("red", "blue"):

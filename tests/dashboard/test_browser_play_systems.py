@@ -26,7 +26,8 @@ import pytest
 from browser_kit import chromium, click_if_there, new_page, no_exception, streamlit_server, until
 from waits import LIMIT, wait_until
 
-from warlog.dashboard.play_session import Seat, start
+from warlog.app.seats import Seat
+from warlog.app.start import start_game
 from warlog.engine import vocabulary
 from warlog.engine.bots import bot_rng, get_policy
 from warlog.engine.fold import replay
@@ -382,9 +383,9 @@ def dashboard(tmp_path_factory):
     db = tmp / "systems.db"
     with SQLiteEventStore(db) as store:
         for system, plan in PLANS.items():
-            start(store, load_scenario(plan.scenario), game_id=f"{system}-by-clicks",
-                  seats={plan.side: Seat.person(PERSON), "blue": Seat.of_bot(BOT)},
-                  seed=plan.seed, played="2026-12-06")
+            start_game(store, load_scenario(plan.scenario), game_id=f"{system}-by-clicks",
+                       seats={plan.side: Seat.person(PERSON), "blue": Seat.of_bot(BOT)},
+                       seed=plan.seed, played="2026-12-06")
     with streamlit_server(db, tmp) as url, chromium(tmp) as browser:
         yield url, browser, db
 

@@ -90,6 +90,7 @@ def test_the_board_and_its_controls_are_on_the_first_screen(server, browser, gam
         f"the board starts {board['top']}px down a {height}px window"
     assert 0 <= board["left"] and board["right"] <= width, f"the board is cut: {board}"
     for control in (".st-key-next_step button", ".st-key-step input[type=range]"):
+        page.wait_for_selector(control)  # drawn in the same run as the board, maybe a moment later
         box = page.evaluate(BOX, control)
         assert box["top"] < height and box["left"] >= board["right"], (control, box, board)
     page.close()

@@ -21,7 +21,8 @@ import pytest
 from browser_kit import chromium, new_page, streamlit_process
 from waits import wait_until
 
-from warlog.dashboard.play_session import Seat, start
+from warlog.app.seats import Seat
+from warlog.app.start import start_game
 from warlog.engine.scenario import load_scenario
 from warlog.events.sqlite_store import SQLiteEventStore
 
@@ -57,8 +58,8 @@ def _database(db: Path) -> list[str]:
     """Games still to be played (no seat links: any page plays them), so the Play page draws
     the board and follows the store with its fragment."""
     with SQLiteEventStore(db) as store:
-        return [start(store, load_scenario("ancients-river-crossing"), game_id=f"open-{i}",
-                      seats={"red": Seat.person("ann"), "blue": Seat.person("bob")}, seed=i)
+        return [start_game(store, load_scenario("ancients-river-crossing"), game_id=f"open-{i}",
+                           seats={"red": Seat.person("ann"), "blue": Seat.person("bob")}, seed=i)
                 for i in range(GAMES)]
 
 

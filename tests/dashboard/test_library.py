@@ -16,7 +16,7 @@ from warlog.engine.bots import play_out
 from warlog.engine.scenario import load_scenario
 from warlog.events.replay_file import encode_replay
 from warlog.events.sqlite_store import SQLiteEventStore
-from warlog.tabletop import new_game
+from builders import table_game
 
 
 
@@ -69,8 +69,8 @@ def test_the_library_lists_and_searches_the_games(library):
 def test_the_library_shows_the_date_each_game_was_played(tmp_path, monkeypatch):
     db = tmp_path / "dated.db"
     with SQLiteEventStore(db) as store:
-        new_game(store, load_scenario("ancients-river-crossing"), "table-1",
-                 players={"red": "Ann", "blue": "Bo"}, played="2026-11-02")
+        table_game(store, load_scenario("ancients-river-crossing"), "table-1",
+                   players={"red": "Ann", "blue": "Bo"}, played="2026-11-02")
         bots = play_out("bots-1", load_scenario("portable-zama"), seed=1)  # no date
         store.append("bots-1", bots.events, 0)
     at = open_page(monkeypatch, db, "views/library.py")
@@ -128,9 +128,9 @@ def test_a_chosen_game_opens_in_the_replay_page(library):
 def test_an_unfinished_game_plays_on_in_the_play_page_and_a_finished_one_does_not(library):
     at, db = library
     with SQLiteEventStore(db) as store:
-        new_game(store, load_scenario("ancients-river-crossing"), "lib-open",
-                 players={"red": "Ann", "blue": "Bo"}, dice="seeded", seed=5,
-                 played="2026-12-03")
+        table_game(store, load_scenario("ancients-river-crossing"), "lib-open",
+                   players={"red": "Ann", "blue": "Bo"}, dice="seeded", seed=5,
+                   played="2026-12-03")
     data.list_games.clear()  # the page lists games from a cache a few seconds old
     at.text_input(key="library_search").input("lib-1").run()
     assert not [b for b in at.button if b.key == "library_play"]  # lib-1 has ended

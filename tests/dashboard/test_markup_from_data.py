@@ -21,7 +21,7 @@ from waits import LIMIT
 from warlog.engine.scenario import load_scenario
 from warlog.events.model import make_note
 from warlog.events.sqlite_store import SQLiteEventStore
-from warlog.tabletop import new_game
+from builders import table_game
 
 ROOT = Path(__file__).resolve().parents[2]
 LINKED = "[text](http://host/evil)"  # a game id that is a disguised link
@@ -44,8 +44,8 @@ def hostile_db(tmp_path) -> Path:
         for game, texts in GAMES.items():
             scenario = load_scenario("ancients-river-crossing").model_copy(
                 update={"title": texts["title"]})
-            events = new_game(store, scenario, game, dice="seeded", seed=1,
-                              players=texts["players"], played="2026-12-01")
+            events = table_game(store, scenario, game, dice="seeded", seed=1,
+                                players=texts["players"], played="2026-12-01")
             if game == LINKED:
                 note = make_note(events, events[-1]["seq"], NOTE, "**bold**")
                 store.append(game, [note], events[-1]["seq"])

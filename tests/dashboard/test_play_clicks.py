@@ -2,7 +2,7 @@
 of every rule system: a plain click on a cell or an enemy gives one order at once (the only one
 there, or the plain one), a Shift-click offers them all plainest first, and a click that gives
 nothing says why, naming the rule the referee refused it by. Also the running "what happened"
-list (dashboard/play_feed.py): read a few events at a time, it says what a fresh read says.
+list (warlog/app/feed.py): read a few events at a time, it says what a fresh read says.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import orjson
 import pytest
 
 from warlog.dashboard import play_clicks
-from warlog.dashboard.play_feed import Feed
-from warlog.dashboard.play_session import Table
+from warlog.app.feed import Feed
+from warlog.app.session import Session
 from warlog.engine import vocabulary
 from warlog.engine.rules import catalogue
 from warlog.events.sqlite_store import SQLiteEventStore
@@ -47,10 +47,10 @@ def _positions(events: list[dict]) -> list[int]:
     return at[::step][:POSITIONS_PER_GAME]
 
 
-def _table(tmp_path: Path, events: list[dict], upto: int, n: int) -> Table:
+def _table(tmp_path: Path, events: list[dict], upto: int, n: int) -> Session:
     store = SQLiteEventStore(tmp_path / f"p{n}.db")
     store.append(events[0]["game"], events[:upto], 0)
-    return Table(store, events[0]["game"])
+    return Session(store, events[0]["game"])
 
 
 def _rule_named(line: str) -> None:

@@ -1,4 +1,4 @@
-"""The Play page's logic (dashboard/play_session.py) on a real SQLite file: starting a game with
+"""The Play page's logic (warlog/app/session.py, seats.py, start.py) on a real SQLite file: starting a game with
 seats, a person against the tactician to the end, real dice given at the table, two pages on
 one game, and the refusals the command line makes too."""
 
@@ -6,21 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from warlog.dashboard.play_session import (
-    POLICY_WORDS,
-    BotStep,
-    DiceNeeded,
-    GameMovedOn,
-    OrderRefused,
-    PlayError,
-    Seat,
-    SeatError,
-    Table,
-    fallback_orders,
-    issue_seat_links,
-    policies,
-    start,
-)
+from warlog.app.errors import GameMovedOn, OrderRefused, PlayError, SeatError
+from warlog.app.seats import Seat, policies
+from warlog.app.session import BotStep, Session, fallback_orders, issue_seat_links
+from warlog.app.start import start_game
+from warlog.app.table_dice import DiceNeeded
 from warlog.engine.bots import POLICIES, SEARCH_POLICIES
 from warlog.engine.scenario import load_scenario
 from warlog.engine.verify import verify
@@ -42,7 +32,7 @@ def scenario():
     return load_scenario(SCENARIO)
 
 
-def first_choice(table: Table):
+def first_choice(table: Session):
     """The person's move: the first order of the first unit that may act, else end the phase."""
     units = table.units_to_act()
     if units:
@@ -52,11 +42,11 @@ def first_choice(table: Table):
 
 
 def test_a_person_plays_the_tactician_to_the_end_and_the_game_verifies(store, scenario):
-    gid = start(store, scenario, game_id="vs-bot", seats={
+    gid = start_game(store, scenario, game_id="vs-bot", seats={
         "red": Seat.person("Ann"), "blue": Seat.of_bot("tactician")}, seed=7,
         played="2026-12-03")
     assert gid == "vs-bot"
-    table = Table(store, gid)
+    table = Session(store, gid)
     assert table.state.players == {"red": "Ann", "blue": "tactician"}
     assert table.state.dice_mode == "seeded"
     bot_steps = person_orders = 0
@@ -96,22 +86,22 @@ def test_a_person_plays_the_tactician_to_the_end_and_the_game_verifies(store, sc
 
 
 def test_the_first_bot_moves_when_the_bot_side_opens(store, scenario):
-    gid = start(store, scenario, seats={"red": Seat.of_bot("aggressive"),
+    gid = start_game(store, scenario, seats={"red": Seat.of_bot("aggressive"),
                                         "blue": Seat.of_bot("cautious")}, seed=3)
     assert gid == f"{scenario.id}-1"
-    table = Table(store, gid)
+    table = Session(store, gid)
     for _ in range(20):
         table.bot_step()
     assert verify(store.read(gid)).ok
 
 
-def manual_game(store, scenario) -> Table:
-    gid = start(store, scenario, seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")},
-                dice="manual")
-    return Table(store, gid)
+def manual_game(store, scenario) -> Session:
+    gid = start_game(store, scenario, seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")},
+                     dice="manual")
+    return Session(store, gid)
 
 
-def to_first_roll(table: Table) -> DiceNeeded:
+def to_first_roll(table: Session) -> DiceNeeded:
     """Play the first choices until an order asks for dice."""
     for _ in range(500):
         result = table.give(first_choice(table))
@@ -183,9 +173,9 @@ def test_too_many_faces_store_nothing(store, scenario):
 
 
 def test_an_illegal_order_is_the_rules_one_line_refusal(store, scenario):
-    gid = start(store, scenario, seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")},
-                seed=1)
-    table = Table(store, gid)
+    gid = start_game(store, scenario, seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")},
+                     seed=1)
+    table = Session(store, gid)
     count = len(store.read(gid))
     other = next(u for u in table.state.units.values() if u.side != table.state.to_act)
     with pytest.raises(OrderRefused, match=" — rule ") as caught:
@@ -195,9 +185,9 @@ def test_an_illegal_order_is_the_rules_one_line_refusal(store, scenario):
 
 
 def test_a_second_page_on_the_same_game_is_told_it_moved_on(store, scenario):
-    gid = start(store, scenario, seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")},
-                seed=11)
-    first, second = Table(store, gid), Table(store, gid)
+    gid = start_game(store, scenario, seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")},
+                     seed=11)
+    first, second = Session(store, gid), Session(store, gid)
     order = first_choice(first)
     assert first_choice(second) == order
     made = first.give(order)
@@ -219,9 +209,9 @@ def test_a_second_page_on_the_same_game_is_told_it_moved_on(store, scenario):
 
 
 def test_a_stale_bot_step_is_refused_and_nothing_is_doubled(store, scenario):
-    gid = start(store, scenario, seats={"red": Seat.of_bot("tactician"),
+    gid = start_game(store, scenario, seats={"red": Seat.of_bot("tactician"),
                                         "blue": Seat.of_bot("tactician")}, seed=5)
-    first, second = Table(store, gid), Table(store, gid)
+    first, second = Session(store, gid), Session(store, gid)
     first.bot_step()
     with pytest.raises(GameMovedOn, match="^The game moved on before your order arrived"):
         second.bot_step()
@@ -232,9 +222,9 @@ def test_a_stale_bot_step_is_refused_and_nothing_is_doubled(store, scenario):
 
 
 def test_choices_and_fallback_list_come_from_the_legal_orders(store, scenario):
-    gid = start(store, scenario, seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")},
-                seed=2)
-    table = Table(store, gid)
+    gid = start_game(store, scenario, seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")},
+                     seed=2)
+    table = Session(store, gid)
     legal = table.legal()
     assert table.legal() is legal  # worked out once per state
     listed = fallback_orders(table)
@@ -248,27 +238,27 @@ def test_choices_and_fallback_list_come_from_the_legal_orders(store, scenario):
 
 def test_start_refuses_what_the_command_line_refuses(store, scenario):
     with pytest.raises(SeatError, match="bot needs seeded dice"):
-        start(store, scenario, seats={"red": Seat.person("Ann"),
+        start_game(store, scenario, seats={"red": Seat.person("Ann"),
                                       "blue": Seat.of_bot("tactician")}, dice="manual")
     with pytest.raises(SeatError, match="name of a bot policy"):
-        start(store, scenario, seats={"red": Seat.person("tactician"),
+        start_game(store, scenario, seats={"red": Seat.person("tactician"),
                                       "blue": Seat.person("Bo")}, seed=1)
     with pytest.raises(SeatError, match="no bot is called"):
-        start(store, scenario, seats={"red": Seat.of_bot("grandmaster"),
+        start_game(store, scenario, seats={"red": Seat.of_bot("grandmaster"),
                                       "blue": Seat.person("Bo")}, seed=1)
     with pytest.raises(SeatError, match="no seat for blue"):
-        start(store, scenario, seats={"red": Seat.person("Ann")}, seed=1)
+        start_game(store, scenario, seats={"red": Seat.person("Ann")}, seed=1)
     assert store.games() == []  # nothing was stored
 
 
 def test_start_is_the_game_warlog_new_starts(store, scenario):
-    from warlog.tabletop import new_game
+    from builders import table_game
 
-    gid = start(store, scenario, game_id="mine", seats={"red": Seat.person("Ann"),
+    gid = start_game(store, scenario, game_id="mine", seats={"red": Seat.person("Ann"),
                                                         "blue": Seat.person("Bo")},
                 seed=9, played="2026-12-03")
-    new_game(store, scenario, "theirs", players={"red": "Ann", "blue": "Bo"}, dice="seeded",
-             seed=9, played="2026-12-03")
+    table_game(store, scenario, "theirs", players={"red": "Ann", "blue": "Bo"}, dice="seeded",
+               seed=9, played="2026-12-03")
 
     def without_ids(events):
         return [{k: v for k, v in e.items() if k not in ("game", "hash", "prev_hash")}
@@ -278,9 +268,10 @@ def test_start_is_the_game_warlog_new_starts(store, scenario):
 
 
 def test_every_policy_has_a_word_on_strength_and_speed():
+    """The words live beside each policy in engine/bots.POLICIES: a bot cannot come without
+    them, and the seat picker lists exactly the released bots."""
     listed = dict(policies())
     assert list(listed) == list(POLICIES)
-    assert set(POLICY_WORDS) == set(POLICIES)
     for name, words in listed.items():
         assert words.strip() and "\n" not in words and ";" in words, name
     for name in SEARCH_POLICIES:
@@ -289,13 +280,13 @@ def test_every_policy_has_a_word_on_strength_and_speed():
 
 def test_a_seat_link_orders_only_for_its_side_and_a_page_without_one_watches(store, scenario):
     seats = {"red": Seat.person("Ann"), "blue": Seat.person("Bo")}
-    gid = start(store, scenario, game_id="linked", seats=seats, seed=4, played="2026-12-03")
+    gid = start_game(store, scenario, game_id="linked", seats=seats, seed=4, played="2026-12-03")
     links = issue_seat_links(store, gid, seats)
     assert set(links) == {"red", "blue"} and links["red"] != links["blue"]
-    to_act = Table(store, gid).state.to_act
+    to_act = Session(store, gid).state.to_act
     other = "blue" if to_act == "red" else "red"
-    mine, theirs, watcher = (Table(store, gid, links[to_act]), Table(store, gid, links[other]),
-                             Table(store, gid))
+    mine, theirs, watcher = (Session(store, gid, links[to_act]), Session(store, gid, links[other]),
+                             Session(store, gid))
     assert (mine.holds, theirs.holds, watcher.holds) == (to_act, other, None)
     assert mine.may_order() and not theirs.may_order() and not watcher.may_order()
     count = len(store.read(gid))
@@ -305,7 +296,7 @@ def test_a_seat_link_orders_only_for_its_side_and_a_page_without_one_watches(sto
     with pytest.raises(SeatError, match="watches"):
         watcher.note("from the gallery")
     assert len(store.read(gid)) == count  # nothing was written
-    assert Table(store, gid, "not-a-token").holds is None
+    assert Session(store, gid, "not-a-token").holds is None
     mine.give(first_choice(mine))
     assert len(store.read(gid)) > count
     assert theirs.refresh()
@@ -317,9 +308,9 @@ def test_a_seat_link_orders_only_for_its_side_and_a_page_without_one_watches(sto
 @pytest.mark.parametrize("text", ["a\u202eb reversed", "bell\x07 and \x1b[31m escape",
                                   "x" * 100_000])
 def test_a_note_the_record_refuses_is_one_line_and_stores_nothing(store, scenario, text):
-    gid = start(store, scenario, game_id="notes", seed=4, played="2026-12-03",
-                seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")})
-    table = Table(store, gid)
+    gid = start_game(store, scenario, game_id="notes", seed=4, played="2026-12-03",
+                     seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")})
+    table = Session(store, gid)
     count = len(store.read(gid))
     with pytest.raises(PlayError) as refused:
         table.note(text)
@@ -330,9 +321,9 @@ def test_a_note_the_record_refuses_is_one_line_and_stores_nothing(store, scenari
 
 
 def test_a_game_without_links_is_played_from_any_page(store, scenario):
-    gid = start(store, scenario, game_id="hot-seat", seed=4, played="2026-12-03",
-                seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")})
-    table = Table(store, gid, "whatever")
+    gid = start_game(store, scenario, game_id="hot-seat", seed=4, played="2026-12-03",
+                     seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")})
+    table = Session(store, gid, "whatever")
     assert not table.linked and table.holds is None and table.may_order()
     with pytest.raises(SeatError, match="every side here is a bot"):
         issue_seat_links(store, gid, {"red": Seat.of_bot("random"), "blue": Seat.of_bot("random")})

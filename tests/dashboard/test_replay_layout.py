@@ -17,7 +17,7 @@ from warlog.engine.fold import Timeline
 from warlog.engine.rules import catalogue
 from warlog.events.replay_file import encode_replay
 from warlog.events.sqlite_store import SQLiteEventStore
-from warlog.record import rest_points
+from warlog.app.forking import rest_points
 
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")

@@ -20,7 +20,7 @@ from warlog.engine import analysis
 from warlog.engine.fold import Timeline
 from warlog.events.orders import parse_order
 from warlog.events.sqlite_store import SQLiteEventStore
-from warlog.record import rest_points
+from warlog.app.forking import rest_points
 
 GAME = "tried"
 

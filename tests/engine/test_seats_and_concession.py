@@ -17,7 +17,7 @@ from warlog.engine.narration import narrate_all
 from warlog.engine.scenario import load_scenario
 from warlog.engine.verify import search_sides, verify, what_was_checked
 from warlog.events.model import parse_event
-from warlog.record import rest_points
+from warlog.app.forking import rest_points
 
 SCENARIO = "ancients-river-crossing"
 

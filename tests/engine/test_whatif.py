@@ -184,7 +184,7 @@ def test_a_game_waits_before_every_kind_of_input():
     """Every input a game can take (an order, a withdrawn one, a note, seats changed, a side
     conceding) is a point the game waits at: the what-if starts from the same points the
     command line forks at."""
-    from warlog.record import INPUT_KINDS
+    from warlog.app.forking import INPUT_KINDS
     events = [{"seq": 1, "kind": "game_started"}] + [
         {"seq": i + 2, "kind": kind} for i, kind in enumerate(INPUT_KINDS)]
     assert whatif.waiting_points(events) == [e["seq"] for e in events[1:]]  # opening: none

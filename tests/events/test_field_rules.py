@@ -159,8 +159,9 @@ def test_withdrawn_orders_are_capped_by_verify(monkeypatch):
 
 def test_record_undo_says_what_verify_says(tmp_path, monkeypatch):
     from warlog.events.sqlite_store import SQLiteEventStore
-    from warlog.record import RecordError, Recorder
-    from warlog.tabletop import new_game
+    from warlog.app.errors import PlayError
+    from warlog.app.recorder import Recorder
+    from builders import table_game
 
     from builders import tiny_scenario
 
@@ -168,14 +169,14 @@ def test_record_undo_says_what_verify_says(tmp_path, monkeypatch):
     scenario = tiny_scenario([("a", "red", "Archers", (1, 1), "E"),
                               ("x", "blue", "Cavalry", (4, 1), "W")])
     with SQLiteEventStore(tmp_path / "a.db") as store:
-        new_game(store, scenario, "g", players={"red": "Ann", "blue": "Bob"})
+        table_game(store, scenario, "g", players={"red": "Ann", "blue": "Bob"})
         rec = Recorder(store, "g")
         rec.give(EndPhaseOrder())
         shot = ShootOrder(unit="a", target="x")
         assert rec.give(shot) is None  # waits for its die
         rec.undo()
         assert rec.give(shot) is None
-        with pytest.raises(RecordError, match="cannot undo: a game holds at most 1 withdrawn"):
+        with pytest.raises(PlayError, match="cannot undo: a game holds at most 1 withdrawn"):
             rec.undo()
 
 

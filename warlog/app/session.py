@@ -1,180 +1,38 @@
-"""The logic behind the dashboard's Play page (issue 22, "the dashboard becomes the table"),
-kept free of Streamlit so it is tested here and the page stays thin: it draws, this decides.
+"""The session a face holds for one stored game: what the Play page and `warlog record`'s prompt
+ask and do, decided here so each face only parses, calls and shows.
 
-Nothing here re-implements the recording: a game is started as `warlog new` starts it
-(warlog/tabletop.py, warlog/record.py) and played through a ``Recorder`` (warlog/record.py),
-which checks every order by the rules and appends it with ``expected_seq``. What the page adds is
-who sits at each side (a person or a bot), what a person may click (engine/vocabulary.py), the
-bot's move, and the errors a page shows in one line: another writer got there first
-(``GameMovedOn``), an order the rules refuse (``OrderRefused``), a start the CLI would refuse
-(``SeatError``).
+Nothing here re-implements recording: every input goes through the one order writer
+(warlog/app/recorder.py), which checks it by the rules and appends it with ``expected_seq``.
+What a session adds is who sits at each side (a person or a bot, seats.py), which side this face
+may order for (a game started for several browsers has a private link per person-side), the
+legal orders worked out once per state (the board, the unit list and the fallback list all ask),
+what a person may click (engine/vocabulary.py), the bots' moves, and every append's failure as
+one line: another writer got there first (``GameMovedOn``), an order the rules refuse
+(``OrderRefused``), a seat this face does not hold (``SeatError``).
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from datetime import date
-from typing import Any, Literal
+from typing import Any
 
+from warlog.app.errors import GameMovedOn, OrderRefused, PlayError, SeatError
+from warlog.app.feed import Entry, Feed
+from warlog.app.recorder import Pending, Recorder, refusal
+from warlog.app.seats import Seat, check_person
+from warlog.app.table_dice import DiceNeeded, probed_die
 from warlog.engine import order_reasons, vocabulary
-from warlog.engine.bots import POLICIES, SEARCH_POLICIES, next_order
-from warlog.engine.dice import DiceError
-from warlog.engine.game import decide, opening
-from warlog.engine.game import start as opening_events
+from warlog.engine.bots import next_order
+from warlog.engine.game import decide
 from warlog.engine.rules import IllegalOrder
-from warlog.engine.scenario import Scenario
 from warlog.engine.state import GameState
-from warlog.dashboard.play_feed import Entry, Feed
 from warlog.events import seat_links
-from warlog.events.ids import check_id
 from warlog.events.orders import Order
 from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.events.store import ConcurrencyError, EventStore
 from warlog.notation import format_order
-from warlog.record import Pending, Recorder, RecordError, refusal, start_game
-from warlog.tabletop import free_game_id
 
 Event = dict[str, Any]
-
-
-class PlayError(ValueError):
-    """A mistake the Play page shows as it is: one line for the player."""
-
-
-class SeatError(PlayError):
-    """A game the command line would not start either (a bot with manual dice, a person named
-    like a bot, an unknown policy): nothing was stored."""
-
-
-class OrderRefused(PlayError):
-    """The rules refused the order (record.refusal's line: the reason, the rule and its text);
-    nothing was stored and nothing waits."""
-
-
-class OpeningDiceNeeded(PlayError):
-    """A manual-dice game whose opening rolls dice (armies from the tables, a roll-off) needs
-    ``die`` before it can be stored: nothing was stored yet. Give the faces so far and this one
-    to ``start`` again."""
-
-    def __init__(self, die: Die) -> None:
-        self.die = die
-        super().__init__(f"the game opens with dice rolls: roll die {die.number} (d{die.sides})"
-                         + (f" for {die.purpose}" if die.purpose else ""))
-
-
-class GameMovedOn(PlayError):
-    """Another page or the command line appended to the game since this table read it, so this
-    append was refused whole; the table has read the game again. Nothing was lost or doubled:
-    look at the board again and give the order anew if it still stands."""
-
-    LINE = ("The game moved on before your order arrived (another page, a bot or the command "
-            "line ordered first): your order was not given. The board shows the game as it "
-            "stands now; give your order again if it still makes sense.")
-
-
-# -- seats and policies ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Seat:
-    """Who sits at a side: a person (``name`` is how the game records them) or a bot (``name``
-    is its policy). A stored game knows a bot only by its player name being a policy name,
-    which is why a person may not take a policy's name."""
-
-    name: str
-    bot: bool = False
-
-    @classmethod
-    def person(cls, name: str) -> Seat:
-        return cls(name, False)
-
-    @classmethod
-    def of_bot(cls, policy: str) -> Seat:
-        return cls(policy, True)
-
-    @classmethod
-    def of_player(cls, name: str) -> Seat:
-        """The seat a stored game's player name stands for."""
-        return cls(name, name in POLICIES)
-
-
-POLICY_WORDS: dict[str, str] = {
-    # One line each, from docs/bots.md: how strong, then how fast.
-    "random": "any legal order at random, the weakest; instant",
-    "aggressive": "closes with the enemy and attacks whenever it can, a fair opponent; fast",
-    "cautious": "holds good ground and attacks only the weak or a flank, the weakest of the "
-                "heuristics; fast",
-    "tactician": "reads the position (walking distances, attack odds, ground), the strongest "
-                 "heuristic; fast",
-    "search": "playouts over the tactician's best orders, one exchange deep, stronger than the "
-              "tactician; slow (about a hundred times its work a move)",
-    "deep-search": "the same search two exchanges deep, the strongest bot; slowest (about 2.8 "
-                   "times the search, seconds a decision)",
-}
-
-
-def policies() -> list[tuple[str, str]]:
-    """Every bot a seat may take, with a word on its strength and speed, for the seat picker.
-    KeyError if engine/bots.py gains a policy this module has no word for (a test checks)."""
-    return [(name, POLICY_WORDS[name]) for name in POLICIES]
-
-
-def is_slow(policy: str) -> bool:
-    """A search policy plays playouts at every decision: the page should say it is thinking."""
-    return policy in SEARCH_POLICIES
-
-
-def start(store: EventStore, scenario: Scenario, *, game_id: str | None = None,
-          seats: dict[str, Seat], dice: Literal["seeded", "manual"] = "seeded",
-          seed: int | None = None, played: str | None = None,
-          opening_dice: tuple[int, ...] | list[int] = ()) -> str:
-    """Store a new game of ``scenario`` with ``seats`` (side -> Seat) and return its id: the
-    game `warlog new` starts (its opening, players, dice mode, seed and day), in the same store.
-    A seeded game without ``seed`` gets one read from the OS here, at the edge, and recorded, as
-    `warlog record --dice auto` does; ``played`` defaults to today. SeatError for what the
-    command line refuses; a manual-dice opening that rolls dice needs all of them in
-    ``opening_dice``."""
-    if dice not in ("seeded", "manual"):
-        raise SeatError(f"dice are seeded or manual, not {dice!r}")
-    missing = [side for side in scenario.sides if side not in seats]
-    if missing:
-        raise SeatError(f"no seat for {', '.join(missing)}: every side needs a person or a bot")
-    for side, seat in seats.items():
-        if seat.bot and seat.name not in POLICIES:
-            raise SeatError(f"{side}: no bot is called {seat.name!r}; choose one of "
-                            f"{', '.join(POLICIES)}")
-        if seat.bot and dice == "manual":
-            raise SeatError(f"{side} is the {seat.name} bot: a bot needs seeded dice (verify "
-                            "re-chooses its orders from the seed), so choose seeded dice")
-        if not seat.bot and seat.name in POLICIES:
-            raise SeatError(f"player name {seat.name!r} for {side} is the name of a bot policy; "
-                            "choose another, or seat the bot itself")
-    if dice == "seeded" and seed is None:
-        seed = int.from_bytes(os.urandom(4), "big")  # chance read at the edge, then recorded
-    played = played or date.today().isoformat()  # today is read here, never by the engine
-    players = {side: seat.name for side, seat in seats.items()}
-    game_id = game_id or free_game_id(store, scenario)
-    if not any(seat.bot for seat in seats.values()):
-        try:
-            started = start_game(store, scenario, game_id, players=players, dice=dice,
-                                 seed=seed, faces=list(opening_dice), played=played)
-        except DiceError as exc:
-            raise PlayError(str(exc)) from None
-        if not started:
-            raise OpeningDiceNeeded(opening_die(scenario, list(opening_dice)))
-        return game_id
-    # tabletop.new_game refuses every policy name (bots are for `warlog simulate` there), so a
-    # game with a bot seat is opened by the engine, with new_game's other checks, seeded dice.
-    check_id(game_id, "game id")
-    for seat in seats.values():
-        check_id(seat.name, "player name")
-    if opening_dice:
-        raise SeatError("a game with seeded dice rolls its own opening dice: give none")
-    events = opening_events(game_id, scenario, seed=seed, players=players, dice="seeded",
-                            played=played)
-    store.append(game_id, events, 0)
-    return game_id
 
 
 def issue_seat_links(store: SQLiteEventStore, game_id: str, seats: dict[str, Seat]
@@ -192,34 +50,6 @@ def issue_seat_links(store: SQLiteEventStore, game_id: str, seats: dict[str, Sea
 
 
 @dataclass(frozen=True)
-class Die:
-    """One die the rules want now: its number among the order's dice, its sides and what for."""
-
-    number: int
-    sides: int
-    purpose: str | None
-    unit: str | None = None
-
-
-@dataclass(frozen=True)
-class DiceNeeded:
-    """An order the rules accepted that waits for real dice: what to roll next. Only the next
-    die is known: whether (and why) a later one is rolled can hang on this one's face."""
-
-    order: Order
-    notation: str
-    label: str
-    given: tuple[int, ...]
-    dice: tuple[Die, ...]
-
-    def prompt(self) -> str:
-        wanted = "; ".join(f"die {d.number} (d{d.sides})" + (f" for {d.purpose}" if d.purpose
-                                                              else "")
-                           + (f", {d.unit}" if d.unit else "") for d in self.dice)
-        return f"{self.label}: roll {wanted}"
-
-
-@dataclass(frozen=True)
 class BotStep:
     """What a bot ordered and the events it wrote; ``reason`` is the page's one line."""
 
@@ -228,28 +58,10 @@ class BotStep:
     reason: str
 
 
-class _Probe:
-    """Dice for asking the rules what the next wanted die is for: the faces given, then ones.
-    The dice_rolled event of die N names its purpose, which only the faces before it decide."""
-
-    mode = "manual"
-
-    def __init__(self, faces: list[int]) -> None:
-        self.faces, self.rolled, self.sides = list(faces), 0, []
-
-    def roll(self, sides: int = 6) -> int:
-        if self.rolled > 10_000:
-            raise DiceError("too many dice")
-        self.sides.append(sides)
-        face = self.faces[self.rolled] if self.rolled < len(self.faces) else 1
-        self.rolled += 1
-        return face
-
-
-class Table:
-    """One stored game at the Play page: a Recorder with the seats read from the game, the legal
-    orders worked out once per state (the board, the unit list and the fallback list all ask),
-    and every append's failure turned into one line."""
+class Session:
+    """One stored game as a face holds it: the one order writer (a Recorder) with the seats read
+    from the game, the legal orders worked out once per state, and every append's failure
+    turned into one line."""
 
     def __init__(self, store: EventStore, game_id: str, seat_token: str | None = None) -> None:
         self.recorder = Recorder(store, game_id)
@@ -313,7 +125,7 @@ class Table:
         return vocabulary.choices(self.state, unit, self.legal())
 
     def happened(self) -> list[Entry]:
-        """What happened so far, newest first (dashboard/play_feed.py), kept up to date."""
+        """What happened so far, newest first (feed.py), kept up to date."""
         return self._feed.update(self.events)
 
     def last_about(self, unit: str) -> Entry | None:
@@ -412,9 +224,8 @@ class Table:
             raise SeatError("a game played by seat links keeps its seats: fork it to play on "
                             "with others")
         for side, seat in seats.items():
-            if not seat.bot and seat.name in POLICIES:
-                raise SeatError(f"player name {seat.name!r} for {side} is the name of a bot "
-                                "policy; choose another, or seat the bot itself")
+            if not seat.bot:
+                check_person(side, seat.name)
         who = self.seat_to_act
         by = None if who is None or who.bot else who.name
         return self._recorded(lambda: self.recorder.change_seats(
@@ -452,16 +263,13 @@ class Table:
     def _moved_on(self, append):
         try:
             return append()
-        except ConcurrencyError as exc:  # the Recorder has read the game again
+        except ConcurrencyError:  # the Recorder has read the game again
             self._legal = None
             raise GameMovedOn(GameMovedOn.LINE) from None
 
     def _recorded(self, append):
-        """An append the Recorder checks itself: its refusal (RecordError) as one line."""
-        try:
-            return self._moved_on(append)
-        except RecordError as exc:
-            raise PlayError(str(exc)) from None
+        """An append the Recorder checks itself (its refusals are PlayErrors already)."""
+        return self._moved_on(append)
 
     def _input(self, append) -> list[Event] | DiceNeeded:
         try:
@@ -475,37 +283,14 @@ class Table:
         return self._needed(pending)
 
     def _needed(self, pending: Pending) -> DiceNeeded:
-        die = _probed_die(lambda probe: decide(self.state, pending.order, probe,
+        die = probed_die(lambda probe: decide(self.state, pending.order, probe,
                                                by=self.recorder.who),
                           pending.faces, pending.wanted)
         return DiceNeeded(pending.order, pending.text, self.label(pending.order),
                           tuple(pending.faces), (die,))
 
 
-def _probed_die(play, faces: list[int], number: int) -> Die:
-    """Die ``number`` of a resolution, with what it is for: ``play`` resolves with a _Probe (the
-    faces given, then ones), and the dice_rolled event of that die names its purpose, which
-    only the faces before it decide."""
-    probe = _Probe(faces)
-    purpose = unit = None
-    try:
-        rolls = [e for e in play(probe) if e["kind"] == "dice_rolled"]
-        if len(rolls) >= number:
-            purpose, unit = rolls[number - 1]["purpose"], rolls[number - 1].get("unit")
-    except Exception:  # noqa: BLE001 - the purpose is a courtesy; the die is still wanted
-        pass
-    sides = probe.sides[number - 1] if len(probe.sides) >= number else 6
-    return Die(number, sides, purpose, unit)
-
-
-def opening_die(scenario: Scenario, faces: list[int]) -> Die:
-    """The next die a manual-dice opening wants after ``faces``, with what it is for."""
-    return _probed_die(  # the opening after its game_started event alone
-        lambda probe: opening(opening_events("probe", scenario, seed=0)[0], probe),
-        faces, len(faces) + 1)
-
-
-def fallback_orders(table: Table) -> list[tuple[str, Order]]:
+def fallback_orders(table: Session) -> list[tuple[str, Order]]:
     """Every legal order now in the command line's notation, for the searchable list beside the
     board (what to type when clicking is awkward, and what `warlog orders` prints)."""
     return [(format_order(order), order) for order in table.legal()]

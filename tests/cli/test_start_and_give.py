@@ -1,5 +1,6 @@
-"""Recording a tabletop game into a real database: the rules referee every order, the real dice
-are entered, a stale append fails whole, and the record verifies."""
+"""A tabletop game started and recorded into a real database through the application's one start
+function (warlog/app/start.py) and one order writer (warlog/app/recorder.py): the rules referee
+every order, the real dice are entered, a stale append fails whole, and the record verifies."""
 
 from __future__ import annotations
 
@@ -11,13 +12,29 @@ from warlog.engine.scenario import load_scenario
 from warlog.engine.verify import verify
 from warlog.events.orders import EndPhaseOrder, MoveOrder, ShootOrder
 from warlog.events.sqlite_store import SQLiteEventStore
-from warlog.events.store import ConcurrencyError, StoreError
-from warlog.tabletop import free_game_id, load, new_game, record
+from warlog.events.store import ConcurrencyError
+from warlog.app.errors import PlayError, SeatError
+from warlog.app.recorder import Recorder
+from warlog.app.start import free_game_id
+from warlog.app.table_dice import OpeningDiceNeeded
+from warlog.engine.game import Game
 
+from builders import table_game as new_game
 from builders import tiny_scenario
 
 SCENARIO = load_scenario("ancients-river-crossing")
 PLAYERS = {"red": "Ann", "blue": "Bo"}
+
+
+def record(store, game_id: str, order, faces: list[int] | None = None) -> list[dict]:
+    """One order given whole, as `warlog order` gives it: the events appended."""
+    new = Recorder(store, game_id).give(order, faces)
+    assert new is not None, "the order waits for more dice"
+    return new
+
+
+def load(store, game_id: str) -> Game:
+    return Game(store.read(game_id))
 
 
 @pytest.fixture
@@ -36,7 +53,7 @@ def game_id(store):
 def test_game_ids_count_up_and_bot_names_are_refused(store, game_id):
     assert game_id == "ancients-river-crossing-1"
     assert free_game_id(store, SCENARIO) == "ancients-river-crossing-2"
-    with pytest.raises(StoreError, match="bot policy"):
+    with pytest.raises(SeatError, match="bot policy"):
         new_game(store, SCENARIO, "x", players={"red": "random", "blue": "Bo"})
     assert not store.has_game("x")
 
@@ -60,9 +77,10 @@ def test_a_shot_takes_the_die_the_player_rolled(store):
     new_game(store, scenario, "d", players=PLAYERS)
     record(store, "d", EndPhaseOrder())
     before = store.last_seq("d")
-    with pytest.raises(DiceError, match="roll a d6"):
-        record(store, "d", ShootOrder(unit="a", target="x"), [])
-    with pytest.raises(DiceError, match="needed 1 dice but 2 were given"):
+    waiting = Recorder(store, "d")
+    assert waiting.give(ShootOrder(unit="a", target="x"), []) is None  # it waits for its die
+    assert waiting.pending is not None and waiting.pending.wanted == 1
+    with pytest.raises(DiceError, match="rolls 1 dice but 2 were given"):
         record(store, "d", ShootOrder(unit="a", target="x"), [6, 6])
     with pytest.raises(IllegalOrder, match="ohw.turn"):
         record(store, "d", ShootOrder(unit="x", target="a"), [4])
@@ -88,8 +106,8 @@ def test_a_seeded_recording_rolls_its_own_dice(store):
     record(store, "s", EndPhaseOrder())
     with pytest.raises(DiceError, match="rolls its own dice"):
         record(store, "s", ShootOrder(unit="r-arc-1", target="b-skm-1"), [4])
-    with pytest.raises(StoreError, match="needs --seed"):
-        new_game(store, SCENARIO, "t", players=PLAYERS, dice="seeded")
+    drawn = new_game(store, SCENARIO, "t", players=PLAYERS, dice="seeded")[0]["seed"]
+    assert isinstance(drawn, int)  # no seed given: one read from the OS at the edge, recorded
 
 
 def _rolled_army_scenario():
@@ -106,8 +124,9 @@ def _rolled_army_scenario():
 
 def test_a_rolled_army_is_recorded_from_the_real_die_and_verifies(store):
     scenario = _rolled_army_scenario()
-    with pytest.raises(DiceError, match="--opening-dice"):
+    with pytest.raises(OpeningDiceNeeded, match="roll die 1 \\(d6\\)") as needed:
         new_game(store, scenario, "g", players=PLAYERS)
+    assert needed.value.die.number == 1
     with pytest.raises(DiceError, match="rolled 1 dice but 2 were given"):
         new_game(store, scenario, "g", players=PLAYERS, opening_dice=[4, 2])
     assert not store.has_game("g")
@@ -127,6 +146,6 @@ def test_an_order_for_a_side_a_bot_plays_is_refused_and_nothing_is_written(store
     cut = next(i for i, e in enumerate(game.events) if e["kind"] == "order_given")
     store.append("sim", game.events[:cut], 0)
     before = store.read("sim")
-    with pytest.raises(StoreError, match="played by the aggressive bot"):
+    with pytest.raises(PlayError, match="played by the aggressive bot"):
         record(store, "sim", EndPhaseOrder())
     assert store.read("sim") == before

@@ -70,7 +70,7 @@ ROWS = ("first open: CPU / wall, s", "switch", "  wall", "  in the GC",
 REFERENCE = """
 import os
 import streamlit as st
-from warlog.dashboard.board import board_figure
+from warlog.app.pictures.board import board_figure
 from warlog.engine.fold import replay
 from warlog.events.sqlite_store import SQLiteEventStore
 

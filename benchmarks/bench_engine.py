@@ -165,7 +165,7 @@ def whatif_runs(playouts: int, order: tuple[int, ...] = (1, 2, 2, 1, 1, 2),
     """``playouts`` what-if playouts from a late step, on a local Dask cluster of 1 or 2 worker
     processes, in ``order`` (1 2 2 1 1 2: a drift of the machine's load hits both alike). Wall
     time from the call to the answer, the cluster's start included (a user waits for it too)."""
-    from warlog.whatif_job import run_whatif
+    from warlog.app.whatif_job import run_whatif
 
     events, seq = late_position()
     runs = []

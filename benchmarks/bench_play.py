@@ -119,8 +119,9 @@ from streamlit import logger as streamlit_logger
 from warlog.app.seats import Seat
 from warlog.app.session import Session
 from warlog.app.start import start_game
-from warlog.dashboard import board, board_click
-from warlog.dashboard.server_options import STREAMLIT_OPTIONS
+from warlog.dashboard import board_click
+from warlog.app.pictures import board
+from warlog.server_options import STREAMLIT_OPTIONS
 from warlog.engine import reach
 from warlog.engine.bots import bot_rng, get_policy, next_order
 from warlog.engine.game import Game
@@ -362,7 +363,7 @@ def stop_server(proc: subprocess.Popen) -> None:
 
 
 # A board with its counters drawn: the landing's still picture of the game offered to continue
-# or the playable board, both SVGs (dashboard/board_svg.py; the playable one drawn by the page's
+# or the playable board, both SVGs (warlog/app/pictures/board_svg.py; the playable one drawn by the page's
 # board component, dashboard/board_click.py, in the page's own DOM); the playable board marks the
 # units that may act (the person's side is to act). Each trace with a role is a group naming it:
 # data-role, data-side, data-unit, data-units (a JSON list of unit ids), data-at (its points in

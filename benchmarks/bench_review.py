@@ -42,7 +42,7 @@ from warlog.engine.bots import play_out
 from warlog.engine.fold import replay
 from warlog.engine.scenario import load_scenario
 from warlog.events.replay_file import load_replay
-from warlog.review_job import IN_PROCESS_UP_TO, run_review
+from warlog.app.review_job import IN_PROCESS_UP_TO, run_review
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "events" / "fixtures" / "v2-portable-issus-aggressive-cautious-s2.jsonl"

@@ -29,7 +29,7 @@ from rich.table import Table
 from warlog.engine.scenario import bundled_scenarios
 from warlog.jobs import run_tasks
 from warlog.progress import progress_bar
-from warlog.study import GameTask, play_task, sign_test, wilson
+from warlog.app.study import GameTask, play_task, sign_test, wilson
 
 HEURISTICS = ("aggressive", "cautious", "tactician")
 out = Console(width=150)  # whole scenario ids when the output is a file or a pipe

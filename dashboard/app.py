@@ -1,6 +1,6 @@
 """warlog's dashboard: a thin router. Run with ``streamlit run dashboard/app.py``.
 
-The pages live in dashboard/views/; their logic lives in tested modules (dashboard/charts.py,
+The pages live in dashboard/views/; their logic lives in tested modules (warlog/app/pictures/charts.py,
 dashboard/data.py, engine/analysis.py). $WARLOG_DB names the database (default: warlog.db here).
 """
 

@@ -1,4 +1,4 @@
-"""The board a player clicks: the board's SVG (dashboard/board_svg.py) in a Streamlit custom
+"""The board a player clicks: the board's SVG (warlog/app/pictures/board_svg.py) in a Streamlit custom
 component that reports where it was clicked.
 
 Why not plotly's own click events: the first plotly chart of a page makes the browser load and run
@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import streamlit as st
 
-from warlog.dashboard.board_svg import board_legend, board_svg
+from warlog.app.pictures.board_svg import board_legend, board_svg
 from warlog.engine.geometry import Cell, Grid
 from warlog.engine.state import GameState
 

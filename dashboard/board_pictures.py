@@ -16,7 +16,7 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
-from warlog.dashboard.board import BOARD_PX, board_figure
+from warlog.app.pictures.board import BOARD_PX, board_figure
 from warlog.engine import analysis
 from warlog.engine.bots import play_out
 from warlog.engine.fold import Timeline

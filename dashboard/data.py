@@ -43,7 +43,7 @@ from warlog.events.replay_file import ReplayError, encode_replay, load_replay_by
 from warlog.events.store import StoreError
 from warlog.events.model import make_note
 from warlog.events.sqlite_store import SQLiteEventStore
-from warlog.markup import WORD_JOINER, code_span, markdown_text  # noqa: F401 (the pages' names)
+from warlog.app.markup import WORD_JOINER, code_span, markdown_text  # noqa: F401 (the pages' names)
 
 Event = dict[str, Any]
 DEFAULT_DB = "warlog.db"
@@ -59,7 +59,7 @@ def db_path() -> str:
 def ensure_database(path: str) -> int:
     """Create the database if needed and seed the demo games into an empty one (once per
     process and path); returns how many games were added."""
-    from warlog.demo import ensure_demo_games
+    from warlog.app.demo import ensure_demo_games
 
     with SQLiteEventStore(path) as store:
         return ensure_demo_games(store)
@@ -169,7 +169,7 @@ def projections(key: str, _events: list[Event]) -> dict[str, Any]:
 def attrition_chart(key: str, turn: int, _proj: dict[str, Any]):
     """The attrition figure with ``turn`` marked: one per (game, turn), built once. Shared, not
     copied: st.plotly_chart only reads the figure (building it costs more than the page)."""
-    from warlog.dashboard.charts import attrition_figure
+    from warlog.app.pictures.charts import attrition_figure
 
     return attrition_figure(_proj["attrition"], current_turn=turn, per_unit_rows=_proj["units"])
 
@@ -177,7 +177,7 @@ def attrition_chart(key: str, turn: int, _proj: dict[str, Any]):
 @st.cache_resource(show_spinner=False, max_entries=64)
 def exhaustion_chart(key: str, turn: int, _proj: dict[str, Any]):
     """The exhaustion figure with ``turn`` marked, built once per (game, turn)."""
-    from warlog.dashboard.charts import exhaustion_figure
+    from warlog.app.pictures.charts import exhaustion_figure
 
     return exhaustion_figure(_proj["exhaustion"], current_turn=turn)
 
@@ -291,7 +291,7 @@ def verified_line(identity: str, events: list[Event]) -> str | Pending:
 @st.cache_resource(show_spinner=False, max_entries=64)
 def luck_chart(key: str, turn: int, _proj: dict[str, Any]):
     """The luck-over-time figure with ``turn`` marked, built once per (game, turn)."""
-    from warlog.dashboard.charts import luck_figure
+    from warlog.app.pictures.charts import luck_figure
 
     return luck_figure(_proj["luck_turns"], current_turn=turn)
 
@@ -315,7 +315,7 @@ def compute_curve(path: str, events: list[Event], progress=None) -> dict[str, An
     """Compute the game's curve in process with DASHBOARD_PLAYOUTS playouts a turn (the game's
     own bots, else the tactician), store it beside the game and return it."""
     from warlog.events.analysis_store import AnalysisStore
-    from warlog.whatif_job import run_curve
+    from warlog.app.whatif_job import run_curve
 
     curve = run_curve(events, playouts=DASHBOARD_PLAYOUTS, seed=1, scheduler="inprocess",
                       progress=progress)
@@ -328,6 +328,6 @@ def compute_curve(path: str, events: list[Event], progress=None) -> dict[str, An
 def winprob_chart(key: str, turn: int, params: str, _curve: dict[str, Any]):
     """The win-probability figure with ``turn`` marked, built once per (game, turn, curve
     parameters)."""
-    from warlog.dashboard.charts import winprob_figure
+    from warlog.app.pictures.charts import winprob_figure
 
     return winprob_figure(_curve, current_turn=turn)

@@ -26,8 +26,9 @@ from warlog.app.seats import Seat, policies
 from warlog.app.session import issue_seat_links
 from warlog.app.start import start_game
 from warlog.app.table_dice import OpeningDiceNeeded
-from warlog.dashboard import board, data, play_options
-from warlog.dashboard.board_svg import board_svg
+from warlog.dashboard import data, play_options
+from warlog.app.pictures import board
+from warlog.app.pictures.board_svg import board_svg
 from warlog.engine.flow import phase_name
 from warlog.engine.fold import FoldError
 from warlog.engine.scenario import Scenario, ScenarioError, bundled_scenarios, scenario_from_bytes
@@ -226,7 +227,7 @@ def choose_continue(path: str, on_choose: Callable[[str], None]) -> bool:
 
 def _where_it_stands(path: str, game: dict[str, Any]) -> None:
     """The board of the game offered, as it stands (hover a counter for the unit): which game
-    it is at a glance. A still picture (dashboard/board_svg.py), drawn as soon as it arrives,
+    it is at a glance. A still picture (warlog/app/pictures/board_svg.py), drawn as soon as it arrives,
     as the board played on is (dashboard/board_click.py)."""
     try:
         state = data.state_now(path, game["id"], game["events"])

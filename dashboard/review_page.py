@@ -26,19 +26,18 @@ from warlog.dashboard import background, data
 from warlog.dashboard.review_chart import MARKED
 from warlog.engine.evaluator import load_weights
 from warlog.engine.fold import Timeline
-from warlog.engine.review import Budget
 from warlog.engine.review_aar import Item, Section, after_action, sections
 from warlog.engine.review_score import GRADES, mover, percent
 from warlog.engine.state import GameState
-from warlog.events.analysis_store import AnalysisStore
 from warlog.events.store import StoreError
+from warlog.app.review_job import run_review
+from warlog.app.reviews import DEFAULT_SEED, review_params, stored_review
+from warlog.app.reviews import store_review as keep_review
 from warlog.jobs import run_tasks
-from warlog.report_review import stored_review
-from warlog.review_job import run_review
 
 Event = dict[str, Any]
 SIDES = ("red", "blue")
-REVIEW_SEED = 0  # as `warlog review` without --seed: the page's review is the command's
+REVIEW_SEED = DEFAULT_SEED  # as `warlog review` without --seed: the page's review is the command's
 COLUMNS = ("#", "turn", "side", "order", "win % (mover)", "grade", "better order found")
 
 
@@ -82,14 +81,6 @@ def current_evaluator() -> str:
     return load_weights()["version"]
 
 
-def review_params() -> dict[str, Any]:
-    """The key `warlog review` (no --budget, no --seed) stores its review under: the page's
-    review is that command's, so each finds the other's."""
-    from warlog.review_cmd import review_params as command_params  # the CLI's one definition
-
-    return command_params(Budget(), REVIEW_SEED, current_evaluator())
-
-
 def stored(db: str, events: Sequence[Event]) -> dict[str, Any] | None:
     """The readable review stored for this game at its present length (the current
     evaluator's first, else the latest by another), or None: none stored, or one edited
@@ -119,8 +110,7 @@ def store_review(db: str, events: Sequence[Event], review: dict[str, Any]) -> bo
     """Keep ``review`` beside its game as `warlog review` does (one transaction); False when
     the database refuses it (read-only, altered outside warlog): the review is shown anyway."""
     try:
-        with AnalysisStore(db) as store:
-            store.save_review(review["game"], review_params(), events[-1]["seq"], review)
+        keep_review(db, review["game"], review_params(), events[-1]["seq"], review)
     except StoreError:
         return False
     return True

@@ -13,7 +13,9 @@ from typing import Any
 
 import streamlit as st
 
-from warlog.dashboard import board, charts, data, scrub
+from warlog.dashboard import data, scrub
+from warlog.app.pictures import board
+from warlog.app.pictures import charts
 from warlog.dashboard.data import markdown_text as md
 from warlog.engine import analysis, narration
 from warlog.engine.fold import evolve

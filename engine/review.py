@@ -22,7 +22,7 @@ expectation: exactly 0 for an order without dice).
 
 The heavy part (the search at every decision) is :func:`judge`, on any subset of the decisions
 from the log alone, so it can be spread over workers in any grouping and give the same numbers
-(warlog/review_job.py); :func:`assemble` puts the parts together. No rule system is named here:
+(warlog/app/review_job.py); :func:`assemble` puts the parts together. No rule system is named here:
 the rules are reached through the engine's ruleset interface and the order vocabulary.
 """
 

@@ -1,7 +1,7 @@
 """What-if: from a step of a game, play the rest out with fresh dice, and sum up many playouts.
 
 Pure: no Dask, no I/O, no clock. A playout is a function of the game's events, the step and a
-seed, so the same seed gives the same playout on any machine, in any process (warlog/whatif_job.py
+seed, so the same seed gives the same playout on any machine, in any process (warlog/app/whatif_job.py
 runs many of them through warlog.jobs).
 
 - The step is snapped back to a point where the game waits for an order (a prefix cut inside the

@@ -65,7 +65,7 @@ def board_drawn(at: AppTest, key: str = "board") -> AppTest:
 
 
 def board_groups(at: AppTest, key: str) -> list[dict]:
-    """The groups of the board ``key`` the page sent to its component (dashboard/board_svg.py
+    """The groups of the board ``key`` the page sent to its component (warlog/app/pictures/board_svg.py
     names each trace's group by its ``meta``): each group's meta (text as it is, other values
     read as JSON) and its points as ``at`` [(x, y), ...], in the figure's order."""
     import xml.etree.ElementTree as ET

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from waits import LIMIT, LIMIT_MS, wait_until
 
-from warlog.dashboard.server_options import STREAMLIT_OPTIONS
+from warlog.server_options import STREAMLIT_OPTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -137,7 +137,7 @@ SETTLED = """() => !!document.querySelector('.js-plotly-plot')
 def board_point(page, role: str, side: str | None = None, index: int = 0
                 ) -> tuple[float, float, float, float] | None:
     """Page position and board position of point ``index`` of the clicked board's trace
-    ``role`` (and ``side``): its SVG group (dashboard/board_svg.py) names its role, side and
+    ``role`` (and ``side``): its SVG group (warlog/app/pictures/board_svg.py) names its role, side and
     points; None when the board has no such trace or point."""
     found = page.evaluate("""([role, side, index]) => {
         const svg = document.querySelector('svg[data-board="live"]');

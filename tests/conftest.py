@@ -105,12 +105,12 @@ def bundled_games(tmp_path_factory, worker_id) -> dict[str, list[dict]]:
 
 @pytest.fixture(scope="session")
 def demo_db_file(tmp_path_factory, worker_id) -> Path:
-    """A database seeded with warlog's demo games (warlog/demo.py), built once a run: copy it
+    """A database seeded with warlog's demo games (warlog/app/demo.py), built once a run: copy it
     (run_once.copied) before writing to it."""
     from run_once import built_once
 
     def seed(path: Path) -> None:
-        from warlog.demo import ensure_demo_games
+        from warlog.app.demo import ensure_demo_games
         from warlog.events.sqlite_store import SQLiteEventStore
 
         with SQLiteEventStore(path) as store:

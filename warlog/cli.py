@@ -238,7 +238,7 @@ def report(
     from warlog.events.replay_file import write_bytes_atomic
     from warlog.events.safe_files import check_output
     from warlog.report import report_html
-    from warlog.report_review import stored_review
+    from warlog.app.reviews import stored_review
 
     with friendly():
         check_output(out_path)  # a pipe or a device is refused before the game is read
@@ -377,7 +377,7 @@ def dashboard(
     A database with no games is seeded with demo games on first run."""
     from importlib.resources import files
 
-    from warlog.demo import ensure_demo_games
+    from warlog.app.demo import ensure_demo_games
     from warlog.serve import serve
 
     with friendly(), open_store(db) as store:
@@ -388,7 +388,7 @@ def dashboard(
     env = {**os.environ, "WARLOG_DB": str(Path(db).resolve())}
     # Headless, so Streamlit never stops to ask for an e-mail address on a fresh machine;
     # the browser tab is opened here instead, once the server answers.
-    from warlog.dashboard.server_options import STREAMLIT_OPTIONS
+    from warlog.server_options import STREAMLIT_OPTIONS
 
     cmd = [sys.executable, "-m", "streamlit", "run", str(app_file), "--server.port", str(port),
            "--server.address", address, *STREAMLIT_OPTIONS, "--client.toolbarMode", "minimal",

@@ -100,8 +100,8 @@ def user_errors() -> tuple[type[Exception], ...]:
     from warlog.events.safe_files import FileRefused
     from warlog.events.store import StoreError
 
-    from warlog.notation import NotationError
-    from warlog.study import StudyError
+    from warlog.app.notation import NotationError
+    from warlog.app.study import StudyError
 
     return (ScenarioError, ReplayError, StoreError, IllegalOrder, EventError, DiceError,
             FoldError, NotationError, StudyError, IdError, FileRefused, OSError)

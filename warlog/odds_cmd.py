@@ -210,7 +210,7 @@ def _in_game(ref: str, at, unit, struck: tuple, kind, choice, db: Path,
 def _cell(text: str, target, unit, kind, choice) -> tuple[int, int]:
     """--cell X,Y, and the options that cannot go with it (one line naming the field)."""
     from warlog.engine.odds import OddsError
-    from warlog.notation import parse_cell
+    from warlog.app.notation import parse_cell
 
     if target is not None:
         raise OddsError("cell: --cell and --target both name what is fired at; give one")

@@ -5,7 +5,7 @@ table, and the command that picks a script or the table, are in warlog/record_ta
 A script holds the same inputs one a line::
 
     # comments, and blank lines, are skipped
-    move r-inf-1 E 3            # an order in the notation (warlog/notation.py)
+    move r-inf-1 E 3            # an order in the notation (warlog/app/notation.py)
     shoot r-arc-1 b-skm-1 dice 5   # an order and the faces its dice showed
     shoot r-arc-1 b-skm-1       # an order that rolls dice, given on the next line(s) ...
     dice 5                      # ... as `dice F,F,...`
@@ -37,7 +37,7 @@ from warlog.engine.scenario import Scenario, load_scenario
 from warlog.events.ids import IdError, check_id
 from warlog.events.safe_files import FileKind, FileRefused, read_text
 from warlog.events.store import EventStore, StoreError
-from warlog.notation import NotationError, parse_order
+from warlog.app.notation import NotationError, parse_order
 
 Event = dict[str, Any]
 

@@ -18,7 +18,7 @@ from warlog.engine.flow import phase_name
 from warlog.engine.rules import IllegalOrder, catalogue
 from warlog.engine.scenario import Scenario
 from warlog.events.store import EventStore, StoreError
-from warlog.notation import NotationError, format_order
+from warlog.app.notation import NotationError, format_order
 from warlog.app.errors import PlayError
 from warlog.app.recorder import Recorder
 from warlog.app.start import start_game
@@ -96,7 +96,7 @@ class Table:
         notation and the table's own words."""
         if self.rec.pending is not None:
             return ["undo"]
-        from warlog.notation import format_order
+        from warlog.app.notation import format_order
 
         return sorted({format_order(o) for o in self.rec.legal()} | set(WORDS))
 

@@ -22,7 +22,8 @@ from typing import Any
 import plotly.io as pio
 import plotly.offline
 
-from warlog.dashboard import board, charts
+from warlog.app.pictures import board
+from warlog.app.pictures import charts
 from warlog.engine import analysis, narration
 from warlog.engine.fold import Timeline
 from warlog.engine.rules import catalogue
@@ -114,7 +115,7 @@ def _narration(events: list[Event]) -> str:
 
 def report_html(events: list[Event], review: dict[str, Any] | None = None) -> str:
     """The whole report page for a game's events; ``review``: its stored review
-    (report_review.stored_review), or None for a line saying how to make one."""
+    (warlog/app/reviews.stored_review), or None for a line saying how to make one."""
     timeline = Timeline(events)
     final = timeline.final
     scenario = final.scenario

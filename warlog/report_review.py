@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import html
 import shlex
-from pathlib import Path
 from typing import Any
 
-from warlog.engine.review_score import percent
 from warlog.terminal import terminal_safe
 
 HEADING = "Was it the dice or the decisions?"
@@ -26,29 +24,6 @@ GRADES = ("best", "good", "inaccuracy", "mistake", "blunder")
 def _h(value: Any) -> str:
     """``value`` as HTML text (as report.py's ``_h``: kept here, report.py imports this)."""
     return html.escape(terminal_safe(str(value)))
-
-
-def stored_review(db: str | Path, events: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The review stored in ``db`` for this game at its present length (one by the current
-    evaluator first), or None: no database, none stored, or one that is not a readable review
-    of this game (edited outside warlog: the report goes on without it, as `warlog review`
-    would review again). For a stored game only: a replay file's review is never stored."""
-    from warlog.engine.evaluator import load_weights
-    from warlog.engine.review import readable
-    from warlog.events.analysis_store import AnalysisStore
-    from warlog.events.store import StoreError
-
-    if not events or not Path(db).is_file():  # reading must not create a database
-        return None
-    game, last = events[0]["game"], events[-1]["seq"]
-    try:
-        with AnalysisStore(db) as store:
-            data = store.latest_review(game, last, evaluator=load_weights()["version"])
-    except StoreError:
-        return None
-    if data is None or not readable(data) or data.get("game") != game:
-        return None
-    return data
 
 
 def _how_to(game: str) -> str:

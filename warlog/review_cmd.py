@@ -18,7 +18,6 @@ not stored: the file has no database to keep it beside.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -29,7 +28,7 @@ from rich.table import Table
 
 from warlog.cli_common import (DEFAULT_DB, SEED_RANGE, DbOption, OneLineErrors, err, friendly,
                                 out)
-from warlog.engine.review_score import moved_by, mover, percent
+from warlog.engine.review_score import mover, percent
 from warlog.events.safe_files import check_output
 from warlog.whatif_cmd import JsonOpt, RefArg, SchedulerOpt, WorkersOpt, _fail, _load
 
@@ -66,7 +65,8 @@ def review(
     from warlog.engine.evaluator import load_weights
     from warlog.engine.review import Budget
     from warlog.progress import run_job
-    from warlog.review_job import run_review
+    from warlog.app.review_job import run_review
+    from warlog.app.reviews import review_params
 
     if markdown is not None:
         from warlog.review_markdown import check_pictures_folder
@@ -125,67 +125,26 @@ def _write_markdown(path: Path, data: dict[str, Any], events: list[dict]) -> Non
         raise typer.Exit(INTERRUPTED_EXIT) from None
 
 
-def review_params(budget: Any, seed: int, evaluator: str) -> dict[str, Any]:
-    """What a stored review is keyed by beside its game and length: everything its numbers
-    depend on (the search's budget, the seed of its sampled dice, the evaluator's version)."""
-    return {"budget": asdict(budget), "seed": seed, "evaluator": evaluator}
-
-
 def _stored_review(db: Path, game: str, params: dict[str, Any], last: int) -> dict | None:
     """The review stored for exactly this request, or None; when one stored for this game does
     not fit, one line on stderr says why it is reviewed again."""
-    from warlog.engine.review import readable
-    from warlog.events.analysis_store import AnalysisStore
+    from warlog.app.reviews import exact_review
 
-    with friendly(), AnalysisStore(db) as store:
-        data = store.load_review(game, params, last)
-        if data is not None and readable(data) and data["evaluator"] == params["evaluator"]:
-            return data
-        why = ("the stored review could not be read (made by another version of warlog, or "
-               "changed outside it): reviewed again"
-               if data is not None else why_again(store.review_keys(game), params, last))
+    with friendly():
+        data, why = exact_review(db, game, params, last)
     if why:
         err.print(why, markup=False)
-    return None
-
-
-def why_again(keys: list[tuple[dict[str, Any], int]], params: dict[str, Any],
-              last: int) -> str | None:
-    """One line saying why the stored reviews of a game (``keys``: their parameters and last
-    seq, the latest stored first) do not answer this request, or None if none is stored. Of
-    those of this length, the nearest (the same evaluator, then the fewest settings apart, then
-    the latest) is explained by its evaluator, else its budget and seed; else the game grew."""
-    if not keys:
-        return None
-    same_length = [p for p, seq in keys if seq == last]
-    if not same_length:
-        return (f"the stored review covers the game to step {keys[0][1]} and it now ends at "
-                f"step {last}: reviewed again")
-    stored = min(same_length, key=lambda p: (p.get("evaluator") != params["evaluator"],
-                                             (p.get("budget") != params["budget"])
-                                             + (p.get("seed") != params["seed"])))
-    if stored.get("evaluator") != params["evaluator"]:
-        return f"the stored review was made by evaluator {stored.get('evaluator')}: reviewed again"
-    said = []
-    budget = stored.get("budget")
-    if budget != params["budget"]:
-        candidates = budget.get("candidates") if isinstance(budget, dict) else None
-        said.append(f"budget {candidates}" if candidates != params["budget"]["candidates"]
-                    else "another search budget")
-    if stored.get("seed") != params["seed"]:
-        said.append(f"seed {stored.get('seed')}")
-    return f"the stored review was made with {', '.join(said) or 'other settings'}: reviewed again"
+    return data
 
 
 def _store(db: Path, game: str, params: dict[str, Any], last: int, data: dict) -> bool:
     """Store the finished review (one transaction); a database that refuses it (read-only,
     altered outside warlog) costs the review nothing: one line on stderr, and it is printed."""
-    from warlog.events.analysis_store import AnalysisStore
+    from warlog.app.reviews import store_review
     from warlog.events.store import StoreError
 
     try:
-        with AnalysisStore(db) as store:
-            store.save_review(game, params, last, data)
+        store_review(db, game, params, last, data)
     except StoreError as exc:
         err.print(f"note: the review is not stored: {' '.join(str(exc).splitlines())}",
                   markup=False)

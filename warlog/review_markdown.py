@@ -2,7 +2,7 @@
 with a picture of the board at each moment that mattered.
 
 Everything from the game (unit ids, orders in words, the game's id, the scenario's title) is
-data: escaped with warlog.markup, so a name like ``![i](http://host/x)`` is printed as written,
+data: escaped with warlog.app.markup, so a name like ``![i](http://host/x)`` is printed as written,
 never fetched. Picture file names are built from numbers only (``moment-1-turn-6.png``), never
 from the game's text, and they go in a folder named after the Markdown file (``OUT_files/``).
 
@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import quote
 
 from warlog.engine.review_score import mover, percent
-from warlog.markup import markdown_text
+from warlog.app.markup import markdown_text
 
 GRADES = ("best", "good", "inaccuracy", "mistake", "blunder")
 Event = dict[str, Any]
@@ -203,7 +203,7 @@ def _draw(events: Sequence[Event], timeline: Any, picture: MomentPicture, path: 
     import plotly.graph_objects as go
     import plotly.io as pio
 
-    from warlog.dashboard.board import BOARD_PX, board_spec
+    from warlog.app.pictures.board import BOARD_PX, board_spec
     from warlog.engine import analysis
     from warlog.terminal import terminal_safe
 

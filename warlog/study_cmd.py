@@ -46,7 +46,7 @@ def _record(store, events: list[dict]) -> None:
 def _friendly() -> Iterator[None]:
     """cli_common.friendly, and a study's own mistakes (a bad --by key, a malformed study file) as one
     line and exit code 1 too."""
-    from warlog.study import StudyError
+    from warlog.app.study import StudyError
 
     with friendly():
         try:
@@ -105,7 +105,7 @@ def simulate(
     games and the same numbers, byte for byte, on any number of workers."""
     from warlog.engine.scenario import load_scenario
     from warlog.events.safe_files import check_output
-    from warlog.study import GameTask
+    from warlog.app.study import GameTask
 
     if seed + games - 1 > MAX_SEED:
         raise typer.BadParameter(f"--seed {seed} with --games {games}: the last game's seed "
@@ -133,7 +133,7 @@ def _one_game(task, out_file: Path | None, db: Path | None, store: bool, as_json
     when no replay file is asked for, or with --store), print one line."""
     from warlog.engine.bots import play_out
     from warlog.events.replay_file import write_replay
-    from warlog.study import game_id, summarize
+    from warlog.app.study import game_id, summarize
 
     scn, moved = task.scenario, task.first != task.scenario.first
     if moved:
@@ -171,7 +171,7 @@ def _watching(gid: str, turns: int, red: str, blue: str) -> Iterator[Any]:
 
 def _study(tasks: list, scheduler: str, workers: int | None, out_file: Path | None,
            db: Path | None, as_json: bool) -> None:
-    from warlog.study_io import write_rows
+    from warlog.app.study_io import write_rows
 
     scn, store = tasks[0].scenario, tasks[0].keep_events
     with _friendly():
@@ -197,7 +197,7 @@ def _play(tasks: list, scheduler: str, workers: int | None, label: str, store) -
 
     from warlog.jobs import JobError, JobInterrupted, resolve_scheduler, run_tasks
     from warlog.progress import INTERRUPTED_EXIT, progress_bar
-    from warlog.study import play_task
+    from warlog.app.study import play_task
 
     total = len(tasks)
     size = STORE_BATCH if store is not None else total
@@ -247,7 +247,7 @@ def analyze(
     Win rates with 95% intervals, game lengths,
     attrition and exhaustion per group, and which groups are lopsided. Games not finished are
     counted apart, never as draws."""
-    from warlog.study import parse_by
+    from warlog.app.study import parse_by
 
     with _friendly():
         keys = parse_by(by)
@@ -274,7 +274,7 @@ def analyze(
 
 def _inputs(files: list[Path], db: Path | None) -> Iterator[tuple[str, Any]]:
     """(kind, source) for every game source: each file, then each game of the database."""
-    from warlog.study_io import kind_of
+    from warlog.app.study_io import kind_of
 
     for f in files:
         yield kind_of(f), f
@@ -291,8 +291,8 @@ def _gather(files: list[Path], db: Path | None) -> tuple[list[dict], int]:
     from warlog.engine.verify import require_rederived
     from warlog.events.replay_file import load_replay
     from warlog.progress import INTERRUPTED_EXIT, progress_bar
-    from warlog.study import summarize
-    from warlog.study_io import read_rows
+    from warlog.app.study import summarize
+    from warlog.app.study_io import read_rows
 
     inputs = list(_inputs(files, db))
     rows: dict[str, dict] = {}
@@ -394,7 +394,7 @@ def _report(rows: list[dict], by: tuple[str, ...], title: str, as_json: bool,
             extra: dict[str, Any]) -> None:
     """The study: JSON, or a table of the groups and the lopsided report. A key every group
     shares goes in the heading rather than in a column of the same word."""
-    from warlog.study import LOPSIDED_RULE, aggregate, describe, lopsided
+    from warlog.app.study import LOPSIDED_RULE, aggregate, describe, lopsided
 
     groups = aggregate(rows, by)
     flagged = lopsided(groups)

@@ -105,7 +105,7 @@ def orders(
 ) -> None:
     """Every legal order now, in the notation `warlog order` takes."""
     from warlog.engine.game import Game
-    from warlog.notation import format_order
+    from warlog.app.notation import format_order
 
     with friendly(), database(db, game) as store:
         current = Game(store.read(game))
@@ -132,7 +132,7 @@ def order(
     from warlog.app.recorder import Recorder
     from warlog.engine.dice import DiceError
     from warlog.engine.narration import narrate_all
-    from warlog.notation import NotationError, parse_order
+    from warlog.app.notation import NotationError, parse_order
 
     faces = _faces(dice, "--dice")
     try:

@@ -97,7 +97,7 @@ def whatif(
     What if? From a step of a game, play the rest out many times with fresh dice: who wins
     how often, and how much each side loses, with 95% intervals."""
     from warlog.engine.whatif import WhatIfError
-    from warlog.whatif_job import policies_for, run_whatif
+    from warlog.app.whatif_job import policies_for, run_whatif
 
     events = _load(ref, db)
     try:
@@ -152,7 +152,7 @@ def winprob(
     (the dashboard draws it), recomputed once the game grows."""
     from warlog.engine.whatif import WhatIfError
     from warlog.events.analysis_store import AnalysisStore
-    from warlog.whatif_job import check_args, curve_params, policies_for, run_curve
+    from warlog.app.whatif_job import check_args, curve_params, policies_for, run_curve
 
     events = _load(ref, db)
     stored_game = not Path(ref).exists()

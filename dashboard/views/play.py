@@ -20,8 +20,8 @@ from warlog.app.errors import GameMovedOn, PlayError
 from warlog.app.seats import Seat, is_slow
 from warlog.app.session import Session, fallback_orders
 from warlog.app.table_dice import DiceNeeded
-from warlog.dashboard import (board, board_click, bot_runner, data, play_clicks, play_panels,
-                              play_start, review_try, table_registry)
+from warlog.dashboard import board_click, bot_runner, data, play_clicks, play_panels, play_start, review_try, table_registry
+from warlog.app.pictures import board
 from warlog.dashboard.data import markdown_text as md
 from warlog.engine import reach
 from warlog.engine.flow import phase_name

@@ -1,6 +1,6 @@
 """The replay page: pick a game, scrub through it step by step, and see why each thing happened.
 
-The page only arranges widgets; the figures come from dashboard/charts.py, the steps, narration
+The page only arranges widgets; the figures come from warlog/app/pictures/charts.py, the steps, narration
 and tidy rows from engine/analysis.py, the cached loading from dashboard/data.py, and a step's
 events and what a reader does with it (continue from it, a note, a picture) from
 dashboard/step_actions.py.
@@ -41,8 +41,8 @@ from typing import Any
 
 import streamlit as st
 
-from warlog.dashboard import (board, board_click, data, replay_header, scrub, step_actions,
-                              teach, verifying)
+from warlog.dashboard import board_click, data, replay_header, scrub, step_actions, teach, verifying
+from warlog.app.pictures import board
 from warlog.engine import analysis, reach
 from warlog.engine.flow import phase_name
 from warlog.events.store import StoreError

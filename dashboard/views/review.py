@@ -3,7 +3,7 @@
 A thin page over tested modules: the review is engine/review.py's (the one stored beside the
 game, else run in process in the background and stored: dashboard/review_page.py), the graph
 dashboard/review_chart.py's, the rows, counts, links and the after-action report's layout
-dashboard/review_page.py's (its words engine/review_aar.py's), the board dashboard/board.py's
+dashboard/review_page.py's (its words engine/review_aar.py's), the board warlog/app/pictures/board.py's
 as the Replay page draws it. The page only lays them out: each side's headline (start + orders
 + dice = result) and accuracy, the after-action report's four questions, the evaluation graph
 decision by decision with the battle's chapters, the order table, and the board at the
@@ -32,7 +32,8 @@ from typing import Any
 
 import streamlit as st
 
-from warlog.dashboard import board, board_click, data, review_chart, review_page, review_try
+from warlog.dashboard import board_click, data, review_chart, review_page, review_try
+from warlog.app.pictures import board
 from warlog.engine import review_aar
 
 Event = dict[str, Any]

@@ -27,7 +27,7 @@ from warlog.engine.game import start
 from warlog.engine.scenario import load_scenario
 from warlog.events.replay_file import load_replay
 from warlog.events.sqlite_store import SQLiteEventStore
-from warlog.study import game_id
+from warlog.app.study import game_id
 
 SCENARIO = "ancients-river-crossing"
 BUNDLED = Path(__file__).resolve().parents[2] / "scenarios" / f"{SCENARIO}.toml"

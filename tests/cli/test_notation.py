@@ -17,7 +17,7 @@ from warlog.events.orders import (
     ShootOrder,
     TurnToFaceOrder,
 )
-from warlog.notation import NotationError, format_order, parse_order
+from warlog.app.notation import NotationError, format_order, parse_order
 
 
 @pytest.mark.parametrize("text,order", [

@@ -460,7 +460,7 @@ def test_the_prompt_completes_the_legal_orders_and_the_tables_words(tmp_path, sc
     start completes to an order the rules accept) and undo, note, end, quit, orders."""
     from warlog.engine.game import legal_orders
     from warlog.events.sqlite_store import SQLiteEventStore
-    from warlog.notation import format_order
+    from warlog.app.notation import format_order
     from warlog.app.recorder import Recorder
     from warlog.record_table import Table
 

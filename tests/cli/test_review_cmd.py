@@ -13,7 +13,7 @@ import pytest
 from cli_run import no_ambient_db  # noqa: F401  (autouse: no WARLOG_DB, a fresh folder)
 from typer.testing import CliRunner
 
-from warlog import review_job
+from warlog.app import review_job
 from warlog.cli import app
 from warlog.engine.bots import play_out
 from warlog.engine.evaluator import load_weights
@@ -24,7 +24,7 @@ from warlog.events.model import make_note
 from warlog.events.replay_file import write_replay
 from warlog.events.sqlite_schema import REVIEW_TABLE
 from warlog.events.sqlite_store import SQLiteEventStore
-from warlog.review_cmd import review_params
+from warlog.app.reviews import review_params
 
 runner = CliRunner()
 QUICK = ("--budget", "2", "--scheduler", "inprocess")

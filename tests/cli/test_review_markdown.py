@@ -30,10 +30,11 @@ from warlog.engine.scenario import load_scenario
 from warlog.events.analysis_store import AnalysisStore
 from warlog.events.model import make_note
 from warlog.events.sqlite_store import SQLiteEventStore
-from warlog.markup import markdown_text
+from warlog.app.markup import markdown_text
 from warlog.report import report_html
-from warlog.report_review import HEADING, review_section, stored_review
-from warlog.review_cmd import review_params
+from warlog.app.reviews import stored_review
+from warlog.report_review import HEADING, review_section
+from warlog.app.reviews import review_params
 
 runner = CliRunner()
 QUICK = ("--budget", "2", "--scheduler", "inprocess")

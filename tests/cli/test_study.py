@@ -1,4 +1,4 @@
-"""Balance-study arithmetic (warlog/study.py): Wilson intervals against hand-computed values,
+"""Balance-study arithmetic (warlog/app/study.py): Wilson intervals against hand-computed values,
 aggregation of made-up rows against numbers worked out by hand, the lopsided rule, and the
 rows real games give."""
 
@@ -9,7 +9,7 @@ import pytest
 
 from warlog.engine.bots import play_out
 from warlog.engine.scenario import load_scenario
-from warlog.study import (GameTask, StudyError, aggregate, check_row, describe, game_id,
+from warlog.app.study import (GameTask, StudyError, aggregate, check_row, describe, game_id,
                           lopsided, parse_by, play_task, summarize, wilson)
 
 RIVER = "ancients-river-crossing"  # ohw: no exhaustion rule
@@ -229,7 +229,7 @@ def test_check_row_refuses_a_malformed_row_naming_the_field(change, words):
 
 
 def test_the_sign_test_counts_only_the_seeds_one_policy_won():
-    from warlog.study import sign_test
+    from warlog.app.study import sign_test
 
     assert sign_test(0, 0) == 1.0  # no seed told them apart
     assert sign_test(3, 3) == 1.0

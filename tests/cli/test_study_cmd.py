@@ -17,7 +17,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-import warlog.study
+import warlog.app.study
 import warlog.study_cmd
 from cli_run import no_ambient_db  # noqa: F401 (a fixture: fresh folder, no WARLOG_DB)
 from job_helpers import AS_FROM_A_TERMINAL
@@ -178,7 +178,7 @@ def test_the_same_seed_gives_the_same_numbers_on_1_or_2_workers():
 def _interrupt_at(monkeypatch, n: int) -> None:
     """Make the n-th game played raise KeyboardInterrupt, as Ctrl-C would in process."""
     played = [0]
-    real = warlog.study.play_task
+    real = warlog.app.study.play_task
 
     def play(task):
         played[0] += 1
@@ -186,7 +186,7 @@ def _interrupt_at(monkeypatch, n: int) -> None:
             raise KeyboardInterrupt
         return real(task)
 
-    monkeypatch.setattr(warlog.study, "play_task", play)
+    monkeypatch.setattr(warlog.app.study, "play_task", play)
 
 
 def test_ctrl_c_stops_a_study_with_one_line(monkeypatch):

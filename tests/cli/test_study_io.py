@@ -1,4 +1,4 @@
-"""Study files (warlog/study_io.py): rows out and back in, as JSON lines and as CSV, the kind
+"""Study files (warlog/app/study_io.py): rows out and back in, as JSON lines and as CSV, the kind
 of a file told from its first bytes, and a malformed study file refused in one line."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ import os
 
 import pytest
 
-import warlog.study_io as study_io
+import warlog.app.study_io as study_io
 from warlog.engine.bots import play_out
 from warlog.engine.scenario import load_scenario
 from warlog.events.replay_file import write_replay
-from warlog.study import ROW_FIELDS, StudyError, summarize
-from warlog.study_io import kind_of, read_rows, write_rows
+from warlog.app.study import ROW_FIELDS, StudyError, summarize
+from warlog.app.study_io import kind_of, read_rows, write_rows
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""warlog/whatif_job.py: what-if and win-probability curves run through warlog.jobs: the same
+"""warlog/app/whatif_job.py: what-if and win-probability curves run through warlog.jobs: the same
 seed gives the same numbers on any workers, and a mirror-image battle gives mirrored odds."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from whatif_games import bot_game, mirror_scenario
 
 from warlog.engine import whatif
 from warlog.engine.game import start
-from warlog.whatif_job import (
+from warlog.app.whatif_job import (
     PlayoutTask,
     _tasks,
     run_curve,

@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from waits import LIMIT
 
 from warlog.dashboard.data import markdown_text, parse_upload
-from warlog.demo import ensure_demo_games
+from warlog.app.demo import ensure_demo_games
 from warlog.engine.rules import catalogue
 from warlog.engine.scenario import bundled_scenarios
 from warlog.events.replay_file import ReplayError, encode_replay

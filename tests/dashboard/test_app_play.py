@@ -21,7 +21,7 @@ from warlog.engine.bots import bot_rng, get_policy, play_out
 from warlog.engine.scenario import load_scenario
 from warlog.engine.verify import verify
 from warlog.events.sqlite_store import SQLiteEventStore
-from warlog.notation import format_order
+from warlog.app.notation import format_order
 from warlog.app.forking import fork, rest_points
 
 SCENARIO = "ancients-river-crossing"

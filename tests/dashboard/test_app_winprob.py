@@ -16,7 +16,7 @@ from whatif_games import bot_game
 from warlog.dashboard.data import DASHBOARD_PLAYOUTS
 from warlog.events.analysis_store import AnalysisStore
 from warlog.events.sqlite_store import SQLiteEventStore
-from warlog.whatif_job import run_curve
+from warlog.app.whatif_job import run_curve
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 

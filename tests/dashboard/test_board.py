@@ -1,4 +1,4 @@
-"""The board (dashboard/board.py, its counters dashboard/counters.py) on real games of every
+"""The board (warlog/app/pictures/board.py, its counters warlog/app/pictures/counters.py) on real games of every
 grid kind, and on golden games of every rule system's period state."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import orjson
 import pytest
 
 from figure_traces import games, one, sample_states, traces  # noqa: F401 (games: a fixture)
-from warlog.dashboard import board, counters
-from warlog.dashboard.board_svg import board_svg
+from warlog.app.pictures import board
+from warlog.app.pictures import counters
+from warlog.app.pictures.board_svg import board_svg
 from warlog.engine import analysis
 from warlog.engine.fold import Timeline, replay
 from warlog.engine.rulesets import get_ruleset

@@ -1,4 +1,4 @@
-"""The board as a still SVG picture (dashboard/board_svg.py): a translation of the plotly board,
+"""The board as a still SVG picture (warlog/app/pictures/board_svg.py): a translation of the plotly board,
 so each test reads the figure the pages draw and requires the same things in the picture:
 every cell, every live unit's counter, label, code and hover text, the column and row numbers,
 on every grid kind and rule system; and a scenario's text never becomes markup."""
@@ -15,8 +15,8 @@ import plotly.graph_objects as go
 import pytest
 
 from figure_traces import games  # noqa: F401 - the fixture
-from warlog.dashboard import board
-from warlog.dashboard.board_svg import board_legend, board_svg
+from warlog.app.pictures import board
+from warlog.app.pictures.board_svg import board_legend, board_svg
 from warlog.engine import analysis, reach
 from warlog.engine.fold import Timeline
 
@@ -168,7 +168,7 @@ def test_the_plain_spec_draws_the_same_board_as_the_figure(bundled_games, scenar
 
 
 # Marker symbols: plotly.js's shapes (src/components/drawing/symbol_defs.js), written out here
-# independently of dashboard/svg_markers.py: each symbol's corner points in units of the
+# independently of warlog/app/pictures/svg_markers.py: each symbol's corner points in units of the
 # marker's radius (half its size, x right, y down, turned by no angle) and its arcs' radii.
 # (A circle: the two points plotly's circle path goes through; "-dot" adds plotly's dot, a
 # diamond half a pixel from the centre.)
@@ -284,7 +284,7 @@ def _symbols(spec: dict) -> set[str]:
 
 def _every_badge(monkeypatch, state) -> dict:
     """The board of ``state`` with every unit showing every badge counters.py has."""
-    from warlog.dashboard import counters
+    from warlog.app.pictures import counters
 
     monkeypatch.setattr(board, "unit_status", lambda state, unit: list(counters.STATUS_BADGES))
     return board.board_spec(state, width_px=board.PAGE_PX)
@@ -295,7 +295,7 @@ def test_every_marker_symbol_a_board_uses_is_drawn_as_that_symbol(bundled_games,
     every bundled scenario (a game's every highlight, every live unit's reach selected, the
     units ready), each drawn as plotly draws it: its own shape and proportions, not a circle,
     and filled, outlined or drawn as lines as plotly paints it."""
-    from warlog.dashboard import counters
+    from warlog.app.pictures import counters
     from warlog.engine.scenario import bundled_scenarios
 
     used = {symbol for symbol, _ in counters.STATUS_BADGES.values()}
@@ -325,7 +325,7 @@ def test_every_marker_symbol_a_board_uses_is_drawn_as_that_symbol(bundled_games,
 def test_every_badge_on_a_board_is_its_symbol_where_it_sits(bundled_games, monkeypatch):
     """The badges through the whole board: a state where every unit shows every badge, each
     badge's group holding one shape a unit, its symbol's, centred on the badge's point."""
-    from warlog.dashboard import counters
+    from warlog.app.pictures import counters
 
     events = bundled_games["napoleonic-hougoumont"]
     state = Timeline(events).state_at(len(events) // 2)

@@ -17,7 +17,8 @@ from browser_kit import (chromium, click_if_there, new_page, no_exception, strea
                          until)
 from waits import wait_until
 
-from warlog.dashboard import board, review_chart, review_page, review_try
+from warlog.dashboard import review_chart, review_page, review_try
+from warlog.app.pictures import board
 from warlog.engine.bots import play_out
 from warlog.engine.fold import Timeline
 from warlog.engine.scenario import load_scenario
@@ -30,8 +31,8 @@ GAME = "river-review-1"
 WIDTH, HEIGHT = 1280, 800
 BOARD = 'svg[data-board="live"]'
 CHART = ".st-key-review_chart .js-plotly-plot"
-# The better order's marks: the board's "alternative" variant (dashboard/board.py), each a
-# group of the SVG named by its trace's meta (dashboard/board_svg.py).
+# The better order's marks: the board's "alternative" variant (warlog/app/pictures/board.py), each a
+# group of the SVG named by its trace's meta (warlog/app/pictures/board_svg.py).
 ALTERNATIVE = f'{BOARD} g[data-role="highlight"][data-variant="alternative"]'
 # No script run going on: a click made during one may be lost in the redraw.
 IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"

@@ -1,4 +1,4 @@
-"""The charts over turns (dashboard/charts.py) on real games."""
+"""The charts over turns (warlog/app/pictures/charts.py) on real games."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 from figure_traces import games, one, traces  # noqa: F401 (games: a fixture)
-from warlog.dashboard import charts
+from warlog.app.pictures import charts
 from warlog.engine import analysis
 from warlog.engine.fold import Timeline
 

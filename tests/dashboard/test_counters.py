@@ -1,12 +1,12 @@
 """Every unit type of every rule system has a counter of its own (dashboard/unit_symbols.toml,
-drawn by dashboard/counters.py). The types come from the rule systems' tables, never from a
+drawn by warlog/app/pictures/counters.py). The types come from the rule systems' tables, never from a
 list here: a type added to a table without a symbol fails the first test."""
 
 from __future__ import annotations
 
 import pytest
 
-from warlog.dashboard import counters
+from warlog.app.pictures import counters
 from warlog.engine.rulesets.tables import periods, systems, unit_types
 
 

@@ -16,7 +16,7 @@ from warlog.engine.scenario import load_scenario
 from warlog.engine.verify import verify
 from warlog.events.orders import EndPhaseOrder
 from warlog.events.sqlite_store import SQLiteEventStore
-from warlog.notation import format_order, parse_order
+from warlog.app.notation import format_order, parse_order
 
 SCENARIO = "ancients-river-crossing"  # a small One Hour Wargames battle: 12 x 8, a few units
 

@@ -16,8 +16,8 @@ from warlog.engine import review
 from warlog.engine.review_aar import Item, Section
 from warlog.events.analysis_store import AnalysisStore
 from warlog.events.sqlite_store import SQLiteEventStore
-from warlog.markup import markdown_text
-from warlog.report_review import stored_review
+from warlog.app.markup import markdown_text
+from warlog.app.reviews import stored_review
 
 SMALL = review.Budget(candidates=2, cap=64, samples=8)
 GAME = "stored-game"
@@ -53,7 +53,7 @@ def _keep(db: str, events: list[dict], data: dict, evaluator: str) -> None:
 
 
 def test_the_page_stores_under_the_commands_key(db, events, current):
-    from warlog.review_cmd import review_params
+    from warlog.app.reviews import review_params
 
     assert review_page.review_params() == review_params(review.Budget(), 0,
                                                         review_page.current_evaluator())

@@ -15,7 +15,8 @@ from app_pages import open_page, rerun_until
 from markup_probe import leaks, shown
 from whatif_games import bot_game
 
-from warlog.dashboard import board, review_page, review_try
+from warlog.dashboard import review_page, review_try
+from warlog.app.pictures import board
 from warlog.engine import analysis
 from warlog.engine.fold import Timeline
 from warlog.events.orders import parse_order

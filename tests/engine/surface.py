@@ -140,7 +140,7 @@ def _fold_rows(events: Sequence[Event]) -> list[Any]:
 
 def _order_rows(state) -> list[Any]:
     """Every legal order here: its notation, its words, and whether the notation reads back."""
-    from warlog.notation import format_order, parse_order
+    from warlog.app.notation import format_order, parse_order
 
     rows = []
     for o in legal_orders(state):
@@ -183,7 +183,7 @@ def figure(state, **kwargs: Any) -> bytes:
     with plotly's version, not with warlog)."""
     import plotly.io as pio
 
-    from warlog.dashboard.board import board_figure
+    from warlog.app.pictures.board import board_figure
 
     fig = json.loads(pio.to_json(board_figure(state, **kwargs), validate=False))
     fig.get("layout", {}).pop("template", None)
@@ -237,7 +237,7 @@ def _whatif_rows(events: Sequence[Event]) -> list[Any]:
 def game_items(events: Sequence[Event], *, rich: bool = False,
                whatifs: bool = False) -> dict[str, str]:
     """Item name -> sha256 for one game's events."""
-    from warlog.study import summarize
+    from warlog.app.study import summarize
 
     events = list(events)
     tl = Timeline(events)
@@ -385,7 +385,8 @@ def odds_items() -> dict[str, str]:
 def doc_items() -> dict[str, str]:
     """`warlog schema`'s files, `warlog rules --markdown`, the catalogue, each system's tables as
     the CLI and dashboard read them, and the vocabularies the CLI's help prints."""
-    from warlog import notation, schema
+    from warlog import schema
+    from warlog.app import notation
     from warlog.engine import odds, odds_cell, odds_position, rules, rules_doc
     from warlog.engine.rulesets import tables
 

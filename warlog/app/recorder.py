@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from warlog.app.errors import PlayError
-from warlog.notation import format_order, parse_order
+from warlog.app.notation import format_order, parse_order
 from warlog.app.table_dice import MoreDice, TableDice, too_many
 from warlog.engine.bots import POLICIES, next_order
 from warlog.engine.dice import DiceError, SeededDice

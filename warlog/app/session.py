@@ -30,7 +30,7 @@ from warlog.events import seat_links
 from warlog.events.orders import Order
 from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.events.store import ConcurrencyError, EventStore
-from warlog.notation import format_order
+from warlog.app.notation import format_order
 
 Event = dict[str, Any]
 

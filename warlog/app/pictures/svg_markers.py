@@ -1,4 +1,4 @@
-"""Plotly's marker symbols as SVG elements, for the SVG board (dashboard/board_svg.py).
+"""Plotly's marker symbols as SVG elements, for the SVG board (warlog/app/pictures/board_svg.py).
 
 Why: the board's badges, pointers, pips, rings and arrows are plotly markers, and the SVG board
 must show the shape plotly shows (a limbered battery's hourglass, an exhausted army's hexagon),

@@ -155,7 +155,7 @@ PARTS = ("x", "x_dashed", "x_double", "diagonal", "diagonal_dashed", "diagonal_d
 def symbol_table() -> Mapping[str, Mapping[str, Symbol]]:
     """Every rule system's unit types and their symbols, read once from unit_symbols.toml;
     a part no code draws is refused here, at the first board, not in the middle of one."""
-    text = files("warlog.dashboard").joinpath("unit_symbols.toml").read_text("utf-8")
+    text = files("warlog.app.pictures").joinpath("unit_symbols.toml").read_text("utf-8")
     table: dict[str, dict[str, Symbol]] = {}
     for system, types in tomllib.loads(text).items():
         table[system] = {}

@@ -14,7 +14,7 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from warlog.dashboard.board import SIDE_COLOURS
+from warlog.app.pictures.board import SIDE_COLOURS
 from warlog.engine.state import SIDES
 
 
@@ -178,7 +178,7 @@ _LEAD_FILL = {"red": "rgba(198,40,40,0.30)", "blue": "rgba(21,101,192,0.30)"}  #
 
 
 def winprob_figure(curve: dict[str, Any], *, current_turn: int | None = None) -> go.Figure:
-    """P(red wins) over the turns from a stored win-probability curve (warlog/whatif_job.py),
+    """P(red wins) over the turns from a stored win-probability curve (warlog/app/whatif_job.py),
     drawn like a chess evaluation graph: 0 to 1, the even line at 0.5, the area above it red
     (red ahead) and below it blue; each point's 95% interval as an error bar and in its hover;
     turning points starred with their turn; the game's result as the last point ("end")."""

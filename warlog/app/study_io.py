@@ -18,7 +18,7 @@ from typing import IO, Any
 import orjson
 
 from warlog.events.safe_files import FileKind, FileRefused, open_regular
-from warlog.study import ROW_FIELDS, StudyError, check_row
+from warlog.app.study import ROW_FIELDS, StudyError, check_row
 
 MAX_LINE_BYTES = 1024 * 1024
 """One row of a study file (a row of a 15-turn game is about 700 bytes)."""

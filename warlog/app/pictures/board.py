@@ -2,10 +2,10 @@
 Streamlit here).
 
 Keeping the drawing out of the page code means it is tested like any other function, and the
-CLI, a notebook, the report and the pages' SVG (dashboard/board_svg.py) draw the same board.
+CLI, a notebook, the report and the pages' SVG (warlog/app/pictures/board_svg.py) draw the same board.
 Every trace has a stable ``name`` and a ``meta`` dict (``{"role": "units", "side": "red"}``) so
 tests and the browser can find it without relying on trace order. The units' counters are drawn
-by dashboard/counters.py; here are the terrain, the marks of a step and of a selected unit, and
+by warlog/app/pictures/counters.py; here are the terrain, the marks of a step and of a selected unit, and
 each unit's hover text (on a marker the size of its counter).
 """
 
@@ -18,8 +18,8 @@ from typing import Any
 import plotly.graph_objects as go
 
 # SIDE_COLOURS: the charts take the sides' colours from here
-from warlog.dashboard.board_svg import note_box
-from warlog.dashboard.counters import HALF_H, HALF_W, SIDE_COLOURS, add_counters, side_name
+from warlog.app.pictures.board_svg import note_box
+from warlog.app.pictures.counters import HALF_H, HALF_W, SIDE_COLOURS, add_counters, side_name
 from warlog.engine.analysis import unit_status
 from warlog.engine.reach import UnitReach
 from warlog.engine.rulesets import get_ruleset
@@ -55,7 +55,7 @@ ALTERNATIVE_LEGEND = "better order found"
 BOARD_PX = 720  # the width the board is sized for: markers are pixels, cells are data units
 # The board's width in the pages' board column at 1280x800 (the Play page, navigation on top):
 # the figure's pixel sizes (lines, markers, fonts) are for that width. The SVG is drawn as wide
-# as the column is (dashboard/board_svg.py), so a narrower or wider column scales them all.
+# as the column is (warlog/app/pictures/board_svg.py), so a narrower or wider column scales them all.
 PAGE_PX = 660
 TOP_PX = 34  # room above the board for its column numbers
 
@@ -430,8 +430,8 @@ def board_spec(state: GameState, *, highlight: Sequence[dict[str, Any]] = (),
                selected: UnitReach | None = None, width_px: int = BOARD_PX,
                ready: Sequence[str] = ()) -> dict[str, Any]:
     """The board at ``state`` as plotly's plain data (``{"data": traces, "layout": ...}``,
-    what the SVG board reads with no figure made and copied: dashboard/board_svg.py): terrain,
-    objectives, the live units' counters (dashboard/counters.py), the fallen faded where they
+    what the SVG board reads with no figure made and copied: warlog/app/pictures/board_svg.py): terrain,
+    objectives, the live units' counters (warlog/app/pictures/counters.py), the fallen faded where they
     fell, the reach of the ``selected`` unit and, over everything, the ``highlight`` marks of
     the current step (see analysis.highlights).
     Row 0 is at the top, as on the table. Counters are drawn in data units, markers and text

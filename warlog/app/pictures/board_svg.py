@@ -8,7 +8,7 @@ one place the board is drawn), not a second drawing of the board: cells, counter
 codes, labels, pips, facing and marks come out as plotly would place them, in the figure's data
 units, with a unit's hover text as its tooltip. It reads only what the board's traces use
 (scatter lines, filled shapes, markers, text); the legend and the axes' grid are left out, the
-column and row numbers kept. Markers take plotly's own shapes (dashboard/svg_markers.py): a
+column and row numbers kept. Markers take plotly's own shapes (warlog/app/pictures/svg_markers.py): a
 badge's hourglass or hexagon is that shape here too.
 """
 
@@ -22,9 +22,9 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from warlog.dashboard.counters import text_em
-from warlog.dashboard.svg_markers import marker as _marker
-from warlog.dashboard.svg_markers import num as _num
+from warlog.app.pictures.counters import text_em
+from warlog.app.pictures.svg_markers import marker as _marker
+from warlog.app.pictures.svg_markers import num as _num
 
 PAD = 0.15  # data units of paper around the cells
 NUMBERS = 0.45  # data units kept above and left of the board for the column and row numbers

@@ -25,8 +25,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from warlog.dashboard import bot_pool
+from warlog.app.background import REGISTRY
 from warlog.app.errors import GameMovedOn, PlayError
+from warlog.dashboard import bot_pool
 
 # The paces a player may set: seconds to wait between two orders, or None for one order a
 # click ("a step at a time").
@@ -54,6 +55,12 @@ class BotRun:
     @property
     def done(self) -> bool:
         return self._finished.is_set()
+
+    finished = done  # the name the background registry reads (warlog/app/background.py)
+
+    def begin(self) -> None:
+        threading.Thread(target=self._play, name=f"{THREAD_PREFIX} {self.game}",
+                         daemon=True).start()
 
     @property
     def paused(self) -> bool:
@@ -106,29 +113,23 @@ class BotRun:
             self._finished.set()
 
 
-_RUNS: dict[tuple[str, str], BotRun] = {}
-_LOCK = threading.Lock()
-
-
 def current(path: str, game: str) -> BotRun | None:
     """The latest run of ``game`` in this process (under way or over), or None."""
-    with _LOCK:
-        return _RUNS.get((path, game))
+    return REGISTRY.current(("bots", path, game))  # type: ignore[return-value]
 
 
 def start(path: str, game: str, pace: str) -> BotRun:
     """Start the bots of ``game`` playing at ``pace``, or return the run already under way
-    (one run per game: a second page asking joins the first)."""
+    (one run per game: a second page asking joins the first). A run that is over is replaced
+    by a new one, which keeps its reasons for the page."""
     if pace not in PACES:
         raise PlayError(f"the bots' pace is one of {', '.join(PACES)}, not {pace!r}")
-    with _LOCK:
-        running = _RUNS.get((path, game))
-        if running is not None and not running.done:
-            return running
-        earlier = list(running.reasons) if running is not None else []  # the page keeps them
-        run = _RUNS[(path, game)] = BotRun(path, game, pace, reasons=earlier)
-    threading.Thread(target=run._play, name=f"{THREAD_PREFIX} {game}", daemon=True).start()
-    return run
+
+    def new_run(previous: BotRun | None) -> BotRun:
+        earlier = list(previous.reasons) if previous is not None else []
+        return BotRun(path, game, pace, reasons=earlier)
+
+    return REGISTRY.start(("bots", path, game), new_run, again_when_done=True)
 
 
 def stop(path: str, game: str) -> None:

@@ -32,8 +32,8 @@ from typing import Any
 
 import streamlit as st
 
-from warlog.dashboard import background
-from warlog.dashboard.background import Progress
+from warlog.app import background
+from warlog.app.background import Progress
 from warlog.engine import analysis, teaching
 from warlog.engine.fold import FoldError, Timeline, replay
 from warlog.engine.state import GameState

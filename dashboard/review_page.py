@@ -7,7 +7,7 @@ A review stored beside the game (events/analysis_store.py, as `warlog review` st
 read first: a review searches every decision, so the page shows a stored one at once rather than
 searching again on every server start. Only when none is stored (or it cannot be read) does the
 review run in process (scheduler "inprocess": a page must not start a cluster) in a background
-thread (dashboard/background.py), one job per game and length per server: every session and
+thread (warlog/app/background.py), one job per game and length per server: every session and
 rerun asking for the same game finds the same job, so the page stays responsive while it runs.
 The job stores what it computes under the command's own key (budget, seed, evaluator), so
 `warlog review` and `warlog report` find it too; a database that refuses the write costs the
@@ -22,7 +22,8 @@ from functools import partial
 from typing import Any
 from urllib.parse import urlencode
 
-from warlog.dashboard import background, data
+from warlog.app import background
+from warlog.dashboard import data
 from warlog.dashboard.review_chart import MARKED
 from warlog.engine.evaluator import load_weights
 from warlog.engine.fold import Timeline

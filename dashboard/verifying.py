@@ -1,5 +1,5 @@
 """What the replay page says is proven of the game on show, and what it says while a game a
-search bot played is still being re-derived in the background (dashboard/background.py): how far
+search bot played is still being re-derived in the background (warlog/app/background.py): how far
 that has come, polled by a fragment until it is done, then the whole page runs again."""
 
 from __future__ import annotations

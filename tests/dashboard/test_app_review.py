@@ -25,7 +25,8 @@ from markup_probe import leaks, shown
 from waits import LIMIT
 from whatif_games import bot_game
 
-from warlog.dashboard import background, review_page
+from warlog.app import background
+from warlog.dashboard import review_page
 from warlog.app.pictures import board
 from warlog.engine import review, review_aar
 from warlog.engine.bots import next_order

@@ -9,7 +9,8 @@ import pytest
 from waits import LIMIT
 
 from warlog.cli_common import slow_reason
-from warlog.dashboard import background, data
+from warlog.app import background
+from warlog.dashboard import data
 from warlog.engine.game import Game, reseat
 from warlog.engine.scenario import load_scenario
 from warlog.events.orders import EndPhaseOrder

@@ -1,4 +1,4 @@
-"""A game a search bot played is re-derived in the background (dashboard/background.py,
+"""A game a search bot played is re-derived in the background (warlog/app/background.py,
 dashboard/verifying.py): a stored one is shown at once with how far its check has come, then
 with the verified line; an uploaded one is shown only once it re-derives, or refused.
 
@@ -19,7 +19,8 @@ from markup_probe import shown
 from waits import LIMIT
 from whatif_games import bot_game
 
-from warlog.dashboard import background, data
+from warlog.app import background
+from warlog.dashboard import data
 from warlog.events.replay_file import encode_replay
 from warlog.events.sqlite_store import SQLiteEventStore
 

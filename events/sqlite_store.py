@@ -31,7 +31,7 @@ import gc
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import cache, lru_cache
 from hashlib import sha256
 from pathlib import Path
 from types import TracebackType
@@ -41,7 +41,6 @@ import orjson
 
 from warlog.events.chain import GENESIS, link
 from warlog.events.ids import IdError, check_id, shown, skeleton
-from warlog.events.model import EVENT_KINDS
 from warlog.events.sqlite_guard import (altered_error, bounded, confirm_append, limit_error,
                                         not_stored, ran_past, recheck, refusal)
 from warlog.events.sqlite_open import IMMUTABLE, not_written, open_database
@@ -61,7 +60,16 @@ from warlog.events.store import (
     StoreError,
 )
 
-_KINDS = frozenset(EVENT_KINDS)
+
+
+@cache
+def _event_kinds() -> frozenset[str]:
+    """Every kind of event a game may hold: read from the event models on the first append or
+    check, not on import (they are pydantic models, about 50 ms to import: `warlog games`
+    lists games without them)."""
+    from warlog.events.model import EVENT_KINDS
+
+    return frozenset(EVENT_KINDS)
 _SORT = orjson.OPT_SORT_KEYS
 
 _INSERT_ROWS = "INSERT INTO events (game, seq, turn, side, phase, kind, body, chain) VALUES "
@@ -333,7 +341,7 @@ class SQLiteEventStore:
         game: str, events: list[dict[str, Any]], expected_seq: int, prev: str
     ) -> list[tuple[Any, ...]]:
         """Serialize, check and chain the batch: the hot loop of every append."""
-        dumps, sort, hasher, kinds = orjson.dumps, _SORT, sha256, _KINDS
+        dumps, sort, hasher, kinds = orjson.dumps, _SORT, sha256, _event_kinds()
         rows: list[tuple[Any, ...]] = []
         seq = expected_seq
         for ev in events:

@@ -16,11 +16,14 @@ from warlog.engine.dice import DiceError
 from warlog.engine.game import Game
 from warlog.engine.flow import phase_name
 from warlog.engine.rules import IllegalOrder, catalogue
+from warlog.engine import vocabulary
 from warlog.engine.scenario import Scenario
+from warlog.engine.state import GameState
+from warlog.events.orders import Order
 from warlog.events.store import EventStore, StoreError
 from warlog.app.notation import NotationError, format_order
 from warlog.app.errors import PlayError
-from warlog.app.recorder import Recorder
+from warlog.app.recorder import Recorder, refusal
 from warlog.app.start import start_game
 from warlog.app.table_dice import OpeningDiceNeeded, parse_faces
 from warlog.record import Event, Setup, prepare, run_script, split_dice
@@ -28,17 +31,44 @@ from warlog.record import Event, Setup, prepare, run_script, split_dice
 # -- at the table ----------------------------------------------------------------------------
 
 
-HELP = ("Type an order's number or its notation (e.g. move r-inf-1 E 2); when it rolls dice, the "
-        "faces the real dice showed (e.g. 3,5). undo: take back the order waiting for its dice. "
-        "note TEXT: a note on the game as it stands. end: end the phase. concede SIDE: that side "
-        "gives up (a person's side; the other wins). orders [UNIT]: list the legal orders again. "
-        "board: draw the board. quit: leave (resume with --game).")
-
-
-LIST_AT_MOST = 120  # more legal orders than this are summed up by unit, not listed
-
-
 WORDS = ("undo", "note ", "end", "quit", "orders ", "concede ")  # what the table understands besides orders
+
+# Events after which the board has changed in a way worth seeing at once: dice decided
+# something, or a unit left the board or was pushed out of (or into) contact.
+RESOLUTIONS = frozenset({"dice_rolled", "unit_removed", "unit_retreated", "melee_joined",
+                         "melee_ended"})
+
+SHORT_LIST = 8  # a phase with this many legal orders or fewer lists them all, numbered
+
+
+class PhaseNumbers:
+    """Order numbers that hold for a whole phase, so a number read a moment ago still names
+    the same order after another order: the phase's legal orders are numbered once, as it
+    starts; an order that stops being legal keeps its number, one that becomes legal takes
+    the next. An order is known by its notation (format_order and parse_order invert)."""
+
+    def __init__(self) -> None:
+        self.phase: object = None
+        self.orders: list[Order] = []
+        self._number: dict[str, int] = {}
+
+    def update(self, phase: object, legal: list[Order]) -> None:
+        if phase != self.phase:
+            self.phase, self.orders, self._number = phase, [], {}
+        for order in legal:
+            text = format_order(order)
+            if text not in self._number:
+                self.orders.append(order)
+                self._number[text] = len(self.orders)
+
+    def number(self, order: Order) -> int:
+        return self._number[format_order(order)]
+
+    def order(self, number: int) -> Order:
+        if not 1 <= number <= len(self.orders):
+            raise PlayError(f"there is no order number {number} in this phase "
+                            f"(1 to {len(self.orders)})")
+        return self.orders[number - 1]
 
 
 def complete_with(table: Table) -> None:
@@ -63,12 +93,16 @@ def complete_with(table: Table) -> None:
 
 class Table:
     """The conversation at the table: ``ask`` reads a line (EOFError: the input ended), ``say``
-    prints a line of rich markup."""
+    prints a line of rich markup. After each order it says a short summary (each unit that may
+    act, and what), not the whole list: ``orders`` and ``orders UNIT`` list them, numbered with
+    numbers that hold for the phase."""
 
     def __init__(self, rec: Recorder, ask: Callable[[str], str], say: Callable[[Any], None],
                  resume: str) -> None:
         self.rec, self.ask, self.say, self.resume = rec, ask, say, resume
         self._listed: int | None = None
+        self._legal: tuple[tuple[int, int], list[Order]] | None = None
+        self.numbers = PhaseNumbers()
 
     def run(self) -> None:
         from rich.markup import escape
@@ -81,7 +115,7 @@ class Table:
                          f"{escape(self.rec.game_id)} is stored")
                 return
             if self.rec.pending is None and self._listed != self._moment():
-                self._show_orders()
+                self._show_summary()
             try:
                 line = self.ask(self._prompt()).strip()
             except (EOFError, KeyboardInterrupt):
@@ -91,14 +125,21 @@ class Table:
             if not self.handle(line):
                 return
 
+    def legal(self) -> list[Order]:
+        """The legal orders now, worked out once per state; each is numbered for the phase."""
+        key = (id(self.rec.game), len(self.rec.events))
+        if self._legal is None or self._legal[0] != key:
+            legal = [] if self.rec.state.ended else self.rec.legal()
+            self._legal = (key, legal)
+            self.numbers.update(self._phase(), legal)
+        return self._legal[1]
+
     def choices(self) -> list[str]:
         """What a line may be now, for completion at the prompt: the legal orders in the
         notation and the table's own words."""
         if self.rec.pending is not None:
             return ["undo"]
-        from warlog.app.notation import format_order
-
-        return sorted({format_order(o) for o in self.rec.legal()} | set(WORDS))
+        return sorted({format_order(o) for o in self.legal()} | set(WORDS))
 
     def _prompt(self) -> str:
         from rich.markup import escape
@@ -115,33 +156,71 @@ class Table:
         return next(e["seq"] for e in reversed(self.rec.events)
                     if e["kind"] not in ("note", "order_retracted"))
 
+    def _phase(self) -> tuple[int, str | None]:
+        """Which phase the numbers belong to: its phase_started event, and the side to act."""
+        started = next((e["seq"] for e in reversed(self.rec.events)
+                        if e["kind"] == "phase_started"), 0)
+        return started, self.rec.state.to_act
+
     def _header(self) -> str:
         s = self.rec.state
         return f"turn {s.turn} · {s.to_act or '-'} ({self.rec.who}) · {phase_name(s.phase)}"
+
+    def _numbered(self, orders: list[Order]) -> list[str]:
+        from rich.markup import escape
+
+        return [f"{self.numbers.number(o):>3} {escape(format_order(o))}" for o in orders]
+
+    def _show_summary(self) -> None:
+        """After each order: whose turn and phase, then one line per unit that may act and
+        what it may do, and the side's own orders with their numbers."""
+        from rich.markup import escape
+
+        self._listed = self._moment()
+        legal = self.legal()
+        self.say(f"[bold]{escape(self._header())}[/bold]: {_count(len(legal), 'legal order')}")
+        if len(legal) <= SHORT_LIST:
+            for line in self._numbered(legal):
+                self.say(line)
+        else:
+            state = self.rec.state
+            for unit in vocabulary.units_to_act(state, legal):
+                self.say("  " + escape(f"{unit}: {unit_summary(state, unit, legal)}"))
+            side = [o for o in legal if vocabulary.unit_of(state, o) is None]
+            if side:
+                self.say("  for the side: " + " · ".join(s.strip() for s in self._numbered(side)))
+        self.say("[dim]a number or an order; UNIT or orders [UNIT] lists orders, numbered "
+                 "(numbers hold for the phase); undo, note TEXT, board, concede SIDE, help, "
+                 "quit[/dim]")
 
     def _show_orders(self, unit: str | None = None) -> None:
         from rich.columns import Columns
         from rich.markup import escape
 
-        self._listed = self._moment()
-        legal = self.rec.legal()
-        many = unit is None and len(legal) > LIST_AT_MOST
-        shown = [f"{i:>3} {escape(format_order(o))}" for i, o in enumerate(legal, 1)
-                 if (unit is None and not (many and getattr(o, "unit", None)))
-                 or (unit is not None and getattr(o, "unit", None) == unit)]
+        state, legal = self.rec.state, self.legal()
+        shown = legal if unit is None else [
+            o for o in legal if vocabulary.unit_of(state, o) == unit]
+        if unit is not None and not shown:
+            known = unit in state.units
+            raise PlayError(f"{unit} has no legal order now" if known else
+                            f"no unit {unit!r} in this game (its units: "
+                            f"{', '.join(sorted(state.units))})")
         self.say(f"[bold]{escape(self._header())}[/bold]: {_count(len(legal), 'legal order')}"
                  + (f" ({len(shown)} for {escape(unit)})" if unit else ""))
-        if many:  # too many to read: how many each unit has, and `orders UNIT` lists them
-            counts: dict[str, int] = {}
-            for o in legal:
-                if getattr(o, "unit", None):
-                    counts[o.unit] = counts.get(o.unit, 0) + 1  # type: ignore[union-attr]
-            self.say("  " + escape(", ".join(f"{u} {n}" for u, n in counts.items()))
-                     + " [dim](orders UNIT lists a unit's, numbered)[/dim]")
-        if shown:
-            self.say(Columns(shown, column_first=True, padding=(0, 3)))  # type: ignore[arg-type]
-        self.say("[dim]a number or an order; end, undo, note TEXT, orders [UNIT], board, "
-                 "concede SIDE, help, quit[/dim]")
+        shown = sorted(shown, key=self.numbers.number)
+        self.say(Columns(self._numbered(shown), column_first=True,  # type: ignore[arg-type]
+                         padding=(0, 3)))
+
+    def _show_board(self, legend: bool) -> None:
+        from rich.markup import escape
+
+        from warlog.board_text import board_lines
+        from warlog.board_text import legend as board_legend
+
+        for row in board_lines(self.rec.state):
+            self.say(row)
+        if legend:
+            self.say(f"[dim]{escape(board_legend(self.rec.state))}[/dim]")
 
     def _said(self, new: list[Event]) -> None:
         from rich.markup import escape
@@ -151,6 +230,34 @@ class Table:
         lines = narrate_all(self.rec.events)[-len(new):]
         for event, line in zip(new, lines):
             self.say(f"  {event['seq']:>5}  {escape(line)}")
+        if any(e["kind"] in RESOLUTIONS for e in new):  # what the dice did, on the board
+            self._show_board(legend=False)
+
+    def help_lines(self) -> list[str]:
+        """Every word the prompt understands, one line each, then where to read more."""
+        numbered = self.numbers.orders or self.legal()
+        examples: dict[str, str] = {}  # the first order of each kind, in number order
+        for order in numbered:
+            examples.setdefault(format_order(order).split()[0], format_order(order))
+        kinds = "; ".join(k.words for k in vocabulary.kinds(self.rec.state.rule_system).values())
+        return [
+            "numbers   type an order's number (as orders lists it): a number holds for the "
+            "whole phase; an order no longer legal keeps its number and is refused",
+            f"notation  type an order as listed, e.g. {', '.join(list(examples.values())[:5])} (this game's "
+            f"orders: {kinds}); an order may bring its dice: ... dice 3,5",
+            "UNIT      a unit's id: its legal orders, numbered (as orders UNIT)",
+            "orders [UNIT]  every legal order now, numbered, or one unit's",
+            "end       end the phase",
+            "dice FACES  the faces the real dice showed (or just 3,5) for the order waiting",
+            "undo      take back the order waiting for its dice",
+            "note TEXT  a note on the game as it stands",
+            "board     draw the board, with its legend",
+            "concede SIDE  that side gives up (a person's side; the other wins)",
+            "help, ?   this list",
+            f"quit      leave; carry on later with: {self.resume}",
+            "more: README.md (warlog record; warlog order gives the whole notation), "
+            "docs/rules.md (the rules, with their ids)",
+        ]
 
     def handle(self, line: str) -> bool:
         """Act on one line; False to leave."""
@@ -167,15 +274,14 @@ class Table:
                          f"with: {escape(self.resume)}")
                 return False
             if verb in ("help", "?"):
-                self.say(escape(HELP))
+                for text in self.help_lines():
+                    self.say(escape(text))
             elif verb == "orders" and len(words) <= 2:
                 self._show_orders(words[1] if len(words) == 2 else None)
+            elif len(words) == 1 and words[0] in rec.state.units and rec.pending is None:
+                self._show_orders(words[0])
             elif verb == "board" and len(words) == 1:
-                from warlog.board_text import board_lines, legend
-
-                for row in board_lines(rec.state):
-                    self.say(row)
-                self.say(f"[dim]{escape(legend(rec.state))}[/dim]")
+                self._show_board(legend=True)
             elif verb == "note":
                 event = rec.note(line[len(words[0]):].strip())
                 self._said([event])
@@ -193,8 +299,10 @@ class Table:
                     self._said(new)
             else:
                 order_words, faces = split_dice(words)  # an order may bring its dice along
-                order = rec.order_from(" ".join(order_words))
-                new = rec.give(order, faces)
+                if len(order_words) == 1 and order_words[0].isdigit():
+                    new = self._give_number(int(order_words[0]), faces)
+                else:
+                    new = rec.give(rec.order_from(" ".join(order_words)), faces)
                 if new is not None:
                     self._said(new)
         except IllegalOrder as exc:
@@ -208,6 +316,44 @@ class Table:
         except (PlayError, NotationError, DiceError) as exc:
             self.say(f"[red]error:[/red] {escape(str(exc))}")
         return True
+
+    def _give_number(self, number: int, faces: list[int] | None) -> list[Event] | None:
+        """The order numbered ``number`` in this phase. One no longer legal is still put to the
+        rules (they have the last word), and their refusal is one line naming the order."""
+        from rich.markup import escape
+
+        order = self.numbers.order(number)
+        try:
+            return self.rec.give(order, faces)
+        except IllegalOrder as exc:
+            if order in self.legal():  # refused past its dice: said as any refusal
+                raise
+            self.say(f"[red]refused:[/red] {number} ({escape(format_order(order))}) is no "
+                     f"longer legal: {escape(refusal(exc))}")
+            return None
+
+
+def unit_summary(state: GameState, unit: str, legal: list[Order]) -> str:
+    """What ``unit`` may do, in a few words: each kind of order with how many there are
+    ("move (12)"), the enemies it may strike by name ("shoot b-skm-1"), and the side's orders
+    it joins ("joins fight b-inf-2")."""
+    groups: dict[str, int] = {}
+    for order in legal:
+        kind = vocabulary.kind_of(state, order)
+        owner = kind.unit(order)
+        verb = format_order(order).split()[0]
+        if owner is None:
+            if kind.takes_part is None or not kind.takes_part(state, unit, order):
+                continue
+            word = f"joins {format_order(order)}"
+        elif owner != unit:
+            continue
+        else:
+            where = kind.gesture(state, order)
+            word = verb if where.how != "enemy" else (
+                f"{'attack' if verb == 'move' else verb} {where.at}")
+        groups[word] = groups.get(word, 0) + 1
+    return ", ".join(word if n == 1 else f"{word} ({n})" for word, n in groups.items())
 
 
 def open_table(store: EventStore, game_id: str, scenario: Scenario | None,

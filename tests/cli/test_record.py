@@ -197,7 +197,7 @@ def test_the_table_refuses_an_illegal_order_with_its_rule_and_takes_the_correcte
     out = run("record", SCENARIO, "--players", "red=Ann,blue=Bo", "--db", "a.db",
               input=typed).output
     assert "turn 1 · red (Ann) · movement: 85 legal orders" in out
-    assert "1 move r-inf-1 E 1" in out  # numbered, in the notation
+    assert "  r-inf-1: move (24), turn (3)\n" in out  # a summary: one line per unit
     assert "refused: Infantry moves at most 2 cells (3 along a road, ohw.terrain.road)" in out
     assert "ohw.ancients.move: " + catalogue()["ohw.ancients.move"].text.split()[0] in out
     assert "r-inf-1 moves 3 cells from (1, 2) to (4, 2), with the road bonus" in out
@@ -230,7 +230,7 @@ def test_the_table_takes_numbers_dice_undo_and_notes_and_carries_on_a_game(tmp_p
     out = run("record", "--game", GAME, "--db", str(scripted), input=typed).output
     assert f"carrying on with {GAME}" in out
     assert "82 legal orders (27 for r-arc-1)" in out
-    assert "Type an order's number" in out
+    assert "numbers   type an order's number" in out  # help: one line per word
     assert "refused: r-inf-1 is in melee and cannot leave it" in out
     assert "ohw.melee.locked: " + catalogue()["ohw.melee.locked"].text.split(";")[0] in out
     assert "red orders: r-inf-2 moves E 1, then faces S (Ann)." in out
@@ -258,8 +258,8 @@ def test_the_table_asks_for_dice_until_the_rules_have_them_all(tmp_path):
     assert "dice for end, die number 1 (or undo) > " in out
     assert "dice for end, die number 2 (so far 5) (or undo) > " in out
     assert "red wins the initiative and activates first this turn." in out
-    assert "r-hcav-1 119," in out  # too many orders to list: each unit's count, then
-    assert "orders UNIT lists a unit's, numbered" in out  # `orders UNIT`
+    assert "r-hcav-1: route (119)" in out  # each unit's orders summed up, then
+    assert "orders [UNIT] lists orders, numbered" in out  # `orders UNIT` lists them
     events = stored(tmp_path / "a.db", "portable-issus-1")
     assert [e["faces"] for e in events if e["kind"] == "dice_rolled"] == [[5], [2]]
     assert verify(events).ok

@@ -119,7 +119,7 @@ def opened() -> bool:
 def offer(table: Any, ordering: bool, give: Callable[..., None]) -> None:
     """On the Play page: the review's better order, offered to the person to act in the game
     "Try it" made, until a decision is made there (the suggestion is then spent). ``give`` is
-    the page's own ``give(table, order, seen)``: the order goes the Table's normal way."""
+    dashboard/play_widgets.give(table, order, seen): the order goes the session's normal way."""
     held = st.session_state.get(SUGGESTION)
     if not isinstance(held, dict) or held.get("game") != table.game_id:
         return

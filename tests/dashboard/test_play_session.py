@@ -327,3 +327,69 @@ def test_a_game_without_links_is_played_from_any_page(store, scenario):
     assert not table.linked and table.holds is None and table.may_order()
     with pytest.raises(SeatError, match="every side here is a bot"):
         issue_seat_links(store, gid, {"red": Seat.of_bot("random"), "blue": Seat.of_bot("random")})
+
+
+def test_which_panel_the_turn_wants_and_who_may_order_follow_the_seats(store, scenario):
+    seats = {"red": Seat.person("Ann"), "blue": Seat.person("Bo")}
+    gid = start_game(store, scenario, game_id="panels", seats=seats, seed=4, played="2026-12-03")
+    links = issue_seat_links(store, gid, seats)
+    to_act = Session(store, gid).state.to_act
+    other = "blue" if to_act == "red" else "red"
+    mine, theirs, watcher = (Session(store, gid, links[to_act]), Session(store, gid, links[other]),
+                             Session(store, gid))
+    assert [p.turn_panel() for p in (mine, theirs, watcher)] == ["orders", "follow", "follow"]
+    assert [p.person_may_order() for p in (mine, theirs, watcher)] == [True, False, False]
+    assert [p.watches for p in (mine, theirs, watcher)] == [False, False, True]
+    assert not mine.has_bot()
+    bots = start_game(store, scenario, game_id="panels-bot", seed=4, played="2026-12-03",
+                      seats={"red": Seat.of_bot("random"), "blue": Seat.person("Bo")})
+    table = Session(store, bots)
+    assert table.has_bot() and not table.watches  # a game without links: any page plays
+    while table.seat_to_act.bot:
+        assert table.turn_panel() == "bot" and not table.person_may_order()
+        table.bot_step()
+    assert table.turn_panel() == "orders" and table.person_may_order()
+    table.concede("blue")
+    assert table.turn_panel() is None and not table.person_may_order()
+
+
+def test_the_selection_keeps_a_unit_that_may_act_and_picks_a_lone_one(store, scenario):
+    gid = start_game(store, scenario, game_id="select", seed=4, played="2026-12-03",
+                     seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")})
+    table = Session(store, gid)
+    state = table.state
+    acting = table.units_to_act()
+    assert len(acting) > 1
+    assert table.selectable(acting[1]) == acting[1]
+    assert table.selectable(None) is None  # several may act: none is chosen for the player
+    enemy = next(u for u in state.units.values() if u.side != state.to_act)
+    assert table.selectable(enemy.id) is None
+    assert table.selectable("no-such-unit") is None
+    moved = acting[0]
+    table.give(table.choices(moved).orders()[0])
+    assert table.state.to_act == state.to_act and moved not in table.units_to_act()
+    assert table.selectable(moved) is None  # it has acted: no longer selected
+    # a phase with one unit left to act: that unit is selected for the player
+    for _ in range(200):
+        left = table.units_to_act()
+        if len(left) == 1:
+            assert table.selectable(None) == left[0]
+            break
+        table.give(first_choice(table))
+    else:
+        pytest.fail("no phase came down to one unit")
+
+
+def test_an_input_on_an_older_board_is_known_to_come_too_late(store, scenario):
+    gid = start_game(store, scenario, game_id="late", seed=4, played="2026-12-03",
+                     seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")})
+    page, other = Session(store, gid), Session(store, gid)
+    seen = page.last_seq()
+    assert not page.behind() and not page.moved_since(seen) and not page.moved_since(None)
+    other.give(first_choice(other))
+    assert page.behind()  # looked, not read
+    assert page.last_seq() == seen
+    assert page.moved_since(None)  # read again: it moved on
+    assert not page.behind() and page.last_seq() == other.last_seq()
+    assert page.moved_since(seen)  # the board drawn at seen is gone
+    assert not page.moved_since(page.last_seq())

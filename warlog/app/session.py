@@ -140,6 +140,61 @@ class Session:
     def units_to_act(self) -> list[str]:
         return vocabulary.units_to_act(self.state, self.legal())
 
+    # -- what a face shows, decided once -------------------------------------------------------
+
+    def person_may_order(self) -> bool:
+        """Whether the side to act is a person's whose orders this page may give: only then are
+        its units marked, its order widgets drawn and a unit selected for it."""
+        seat = self.seat_to_act
+        return seat is not None and not seat.bot and self.may_order()
+
+    @property
+    def watches(self) -> bool:
+        """A game played by seat links of which this page holds none: it follows the moves,
+        and writes no note (nor, unless it started the game, sets the bots' pace)."""
+        return self.linked and self.holds is None
+
+    def turn_panel(self) -> str | None:
+        """What the panel beside the board is about in this turn (an order waiting for its dice
+        aside): "bot" (a bot's turn), "follow" (a person's turn given from another page),
+        "orders" (this page's person to act), or None once the game has ended."""
+        seat = self.seat_to_act
+        if seat is None:
+            return None
+        if seat.bot:
+            return "bot"
+        return "orders" if self.may_order() else "follow"
+
+    def has_bot(self) -> bool:
+        """Whether a bot plays any side (its workers are worth starting as soon as it opens)."""
+        return any(Seat.of_player(name).bot for name in self.state.players.values())
+
+    def selectable(self, unit: str | None) -> str | None:
+        """The unit to keep selected given the one a page held: None for a unit removed or not
+        of the side to act; for a person this page orders for, a unit that has acted is dropped
+        and a lone unit that may act is selected for them (a unit that must choose after a
+        hit, the last unit of a phase)."""
+        state = self.state
+        live = unit in state.units and not state.units[unit].removed
+        if not live or state.units[unit].side != state.to_act:
+            unit = None
+        if self.person_may_order():
+            acting = self.units_to_act()
+            if unit not in acting:  # it has acted (here or on another page)
+                unit = acting[0] if len(acting) == 1 else None
+        return unit
+
+    def moved_since(self, seen: int | None) -> bool:
+        """Whether an input made on the board drawn at event ``seen`` (None: not known) comes
+        too late: the game is read again first, and any append since that board means the
+        input was made on a phase that may be gone (it is refused, never applied)."""
+        moved = self.refresh()
+        return moved or (seen is not None and seen != self.last_seq())
+
+    def behind(self) -> bool:
+        """Whether the store holds events this table has not read (a look, nothing read)."""
+        return self.recorder.store.last_seq(self.game_id) != self.last_seq()
+
     def label(self, order: Order) -> str:
         return vocabulary.label(self.state, order)
 

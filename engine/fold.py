@@ -1,5 +1,12 @@
 """The fold: evolve(state, event) -> state, and replay(events) -> state.
 
+A take-back (``orders_taken_back``, engine/takeback.py) voids the events from its ``back_to``
+on: the log folds as its *live* line, every voided stretch skipped (``live``), or, walked event
+by event with the voided events' states as they were, by a ``LiveLine``, which goes back to a
+kept position at each take-back. evolve alone cannot go back (it holds one state, no history):
+given a take-back on a state that has not been taken back, it says so (FoldError) rather than
+fold a wrong position.
+
 evolve knows no rules and rolls no dice: it writes down what an event says happened. Scrubbing a
 replay therefore never runs the rules, and is fast. Events are the canonical JSON dicts the store
 and replay files hold. For speed evolve updates ``state`` in place and returns it; callers that
@@ -10,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
+from itertools import takewhile
 from typing import Any
 
 import orjson
@@ -19,6 +27,7 @@ from warlog.engine.scenario import Scenario, ScenarioError, scenario_from_dict
 from warlog.engine.state import GameState, Unit
 
 Event = dict[str, Any]
+TAKEBACK = "orders_taken_back"
 
 
 class FoldError(ValueError):
@@ -360,6 +369,14 @@ def _nothing(state: GameState, e: Event) -> None:
     return None
 
 
+def _taken_back(state: GameState, e: Event) -> None:
+    if state.seq >= e["back_to"]:
+        raise FoldError(f"event seq {e['seq']}: a take-back folds on the position before seq "
+                        f"{e['back_to']}, not after seq {state.seq}: fold the live log "
+                        "(engine.fold.live or LiveLine)")
+    state.dice_rolled = e["dice_rolled"]  # the dice go on forward: never the same dice again
+
+
 _APPLY: dict[str, Callable[[GameState, Event], None]] = {
     "phase_started": _phase_started,
     "order_given": _order_given,
@@ -395,10 +412,24 @@ _APPLY: dict[str, Callable[[GameState, Event], None]] = {
     "state_checksum": _nothing,
     "note": _nothing,  # a player's comment: no fact of the battle
     "order_retracted": _nothing,  # an order taken back before its dice: never decided
+    TAKEBACK: _taken_back,  # the position before back_to, rebuilt by live() or a LiveLine
     "seats_changed": _seats_changed,
     "side_conceded": _nothing,  # the game_ended the engine writes after it ends the game
     "game_ended": _game_ended,
 }
+
+
+def live(events: Iterable[Event]) -> list[Event]:
+    """The log as the game now stands: each take-back's voided stretch (its ``back_to`` up to
+    itself) left out, the take-back kept. A log without take-backs comes back whole."""
+    out: list[Event] = []
+    for event in events:
+        if event.get("kind") == TAKEBACK:
+            back_to = event.get("back_to")
+            while out and isinstance(back_to, int) and out[-1]["seq"] >= back_to:
+                out.pop()
+        out.append(event)
+    return out
 
 
 def evolve(state: GameState | None, event: Event, *, check: bool = True) -> GameState:
@@ -423,15 +454,55 @@ def evolve(state: GameState | None, event: Event, *, check: bool = True) -> Game
 
 
 def replay(events: Iterable[Event], upto: int | None = None, *, check: bool = True) -> GameState:
-    """Fold a game's events (those with seq <= upto) into its state."""
+    """Fold a game's events (those with seq <= upto) into its state: its live line, every
+    take-back's voided stretch left out."""
     state: GameState | None = None
-    for event in events:
-        if upto is not None and event["seq"] > upto:
-            break
+    if upto is not None:
+        events = takewhile(lambda event: event["seq"] <= upto, events)
+    for event in live(events):
         state = evolve(state, event, check=check)
     if state is None:
         raise FoldError("no events: a game needs at least its game_started event")
     return state
+
+
+class LiveLine:
+    """A log folded event by event as it was played: ``state`` after each event, a voided
+    event's as it stood before it was taken back, and after a take-back the position it goes
+    back to. Why positions are kept (a copy at the start and at every phase): a take-back
+    rebuilds its position from the nearest kept one before its ``back_to``, a phase's fold at
+    most, not the whole game's."""
+
+    def __init__(self, *, check: bool = True) -> None:
+        self.state: GameState | None = None
+        self.check = check
+        self._live: list[Event] = []  # the live line so far
+        self._kept: list[tuple[int, GameState]] = []  # (live events folded into it, a copy)
+
+    def push(self, event: Event) -> GameState:
+        """Fold one more event of the log; the state after it (the one object, moved on)."""
+        if event.get("kind") == TAKEBACK:
+            self._go_back(event)
+        self.state = evolve(self.state, event, check=self.check)
+        self._live.append(event)
+        if len(self._live) == 1 or event["kind"] in ("phase_started", TAKEBACK):
+            self._kept.append((len(self._live), self.state.copy()))
+        return self.state
+
+    def _go_back(self, event: Event) -> None:
+        back_to = event.get("back_to")
+        if not isinstance(back_to, int) or back_to <= 1:
+            raise FoldError(f"event seq {event.get('seq')}: a take-back goes back to an order "
+                            "after the start (back_to)")
+        while self._live and self._live[-1]["seq"] >= back_to:
+            self._live.pop()
+        while self._kept and self._kept[-1][0] > len(self._live):
+            self._kept.pop()
+        folded, kept = self._kept[-1]  # the start is always kept: back_to > 1
+        state = kept.copy()
+        for earlier in self._live[folded:]:
+            state = evolve(state, earlier, check=False)
+        self.state = state
 
 
 class Timeline:
@@ -442,12 +513,13 @@ class Timeline:
     def __init__(self, events: Sequence[Event]) -> None:
         self.events = list(events)
         self._snapshots: list[tuple[int, GameState]] = []  # (index of last event folded, state)
-        state: GameState | None = None
+        line = LiveLine()
         for i, event in enumerate(self.events):
-            state = evolve(state, event)
-            if i == 0 or event["kind"] in ("phase_started", "state_checksum"):
+            state = line.push(event)
+            # a take-back is kept too: the short fold in state_at never goes back
+            if i == 0 or event["kind"] in ("phase_started", "state_checksum", TAKEBACK):
                 self._snapshots.append((i, state.copy()))
-        self.final = state
+        self.final = line.state
 
     def state_at(self, index: int) -> GameState:
         """The state after events[index] (0-based)."""

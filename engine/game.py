@@ -20,6 +20,7 @@ from warlog.engine.inputs import InputError
 from warlog.engine.rulesets import get_ruleset
 from warlog.engine.scenario import Scenario
 from warlog.engine.state import SIDES, GameState, other_side
+from warlog.engine.takeback import take_back
 from warlog.events import model
 from warlog.events.fields import first_problem
 from warlog.events.orders import EndPhaseOrder, Order
@@ -187,6 +188,15 @@ class Game:
         self.state = ctx.state  # decide folded every event as it went: no second fold
         self.events.extend(ctx.events)
         return ctx.events
+
+    def take_back(self, side: str, orders: int = 1, by: str | None = None) -> Event:
+        """Take back ``side``'s last ``orders`` orders (engine/takeback.py): the event is
+        appended and the game stands where it stood before them (TakeBackError otherwise,
+        and nothing changes)."""
+        event = take_back(self.state, self.events, side, orders, by)
+        self.events.append(event)
+        self.state = replay(self.events)
+        return event
 
     def legal_orders(self, unit: str | None = None) -> list[Order]:
         return legal_orders(self.state, unit)

@@ -35,12 +35,13 @@ from pydantic import ValidationError
 
 from warlog.engine.bots import POLICIES, SEARCH_POLICIES, next_order
 from warlog.engine.dice import DiceError, RecordedDice, SeededDice
-from warlog.engine.fold import FoldError, evolve
+from warlog.engine.fold import TAKEBACK, FoldError, LiveLine
 from warlog.engine.game import concede, decide, opening, reseat
 from warlog.engine.inputs import InputError, check_retractions, check_signature, expected_note
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.scenario import ScenarioError
 from warlog.engine.state import SIDES, GameState
+from warlog.engine.takeback import TakeBackError, take_back
 from warlog.events import model
 from warlog.events.fields import first_problem
 from warlog.events.orders import Order, parse_order
@@ -296,7 +297,7 @@ def _silent(done: int, total: int) -> None:
 
 def _rederive(events: list[Event], progress: dict[str, Any], tell: Progress, total: int,
               pool: Executor | None, deferred: list[_Deferred]) -> Report:
-    orders = notes = retracted = 0
+    orders = notes = retracted = taken = 0
     state = None
     first: Event = {}
     try:
@@ -312,9 +313,10 @@ def _rederive(events: list[Event], progress: dict[str, Any], tell: Progress, tot
             said = str(exc).removeprefix(f"{_describe(first)}: ")
             raise _Stop(1, f"{_describe(first)}: cannot start the game: {said}") from None
         _compare(events[1 : 1 + len(derived)], derived, 1)
-        state = evolve(None, first)
+        line = LiveLine()
+        state = line.push(first)
         for event in derived:
-            evolve(state, event)
+            line.push(event)
         i = 1 + len(derived)
         while i < len(events):
             progress["at"], progress["orders"] = i, orders
@@ -328,14 +330,20 @@ def _rederive(events: list[Event], progress: dict[str, Any], tell: Progress, tot
                     raise _Stop(logged.get("seq", i + 1), f"{_describe(logged)}: {exc}") from None
                 _compare([logged], [derived_note], i)
                 notes += 1
-                evolve(state, logged)
+                line.push(logged)
+                i += 1
+                continue
+            if logged.get("kind") == TAKEBACK:  # a side's own orders taken back: go back
+                _taken_back(line, events, i, taken)
+                state = line.state
+                taken += 1
                 i += 1
                 continue
             if state.ended:
                 raise _Stop(logged.get("seq", i + 1), f"{_describe(logged)} comes after the end "
                             "of the game")
             if logged.get("kind") in _TABLE_INPUTS:  # seats changed, a side conceded
-                i += _TABLE_INPUTS[logged["kind"]](state, events, i, progress)
+                i += _TABLE_INPUTS[logged["kind"]](line, events, i, progress)
                 continue
             if logged.get("kind") == "order_retracted":  # withdrawn before its dice: no state
                 try:
@@ -344,7 +352,7 @@ def _rederive(events: list[Event], progress: dict[str, Any], tell: Progress, tot
                     raise _Stop(logged.get("seq", i + 1), f"{_describe(logged)}: {exc}") from None
                 _check_retraction(state, logged, i)
                 retracted += 1
-                evolve(state, logged)
+                line.push(logged)
                 i += 1
                 continue
             if logged.get("kind") != "order_given":
@@ -386,7 +394,7 @@ def _rederive(events: list[Event], progress: dict[str, Any], tell: Progress, tot
                 raise _Stop(logged["seq"], f"{_describe(logged)}: {exc}") from None
             _compare(events[i : i + len(produced)], produced, i)
             for event in produced:
-                evolve(state, event)
+                line.push(event)
             orders += 1
             tell(orders, total)
             i += len(produced)
@@ -399,7 +407,23 @@ def _rederive(events: list[Event], progress: dict[str, Any], tell: Progress, tot
     return Report(len(events), orders, bool(state and state.ended), **_inputs(first, progress))
 
 
-def _seats_changed(state: GameState, events: list[Event], i: int,
+def _taken_back(line: LiveLine, events: list[Event], i: int, taken: int) -> None:
+    """An orders_taken_back event: the one ``take_back`` makes where the game stands, for the
+    log's own side, count and signer (the rule of engine/takeback.py: the side's own orders
+    since anything else decided the game, a person's side); then the line goes back to the
+    position before them, and the orders after it are checked from there. The voided orders
+    were re-derived as given, their dice drawn: a seeded game's dice go on from there."""
+    logged = events[i]
+    try:
+        derived = take_back(line.state, events[:i], logged.get("side"), logged.get("orders"),
+                            logged.get("by"), taken=taken)
+    except TakeBackError as exc:
+        raise _Stop(logged.get("seq", i + 1), f"{_describe(logged)}: {exc}") from None
+    _compare([logged], [derived], i)
+    line.push(logged)
+
+
+def _seats_changed(line: LiveLine, events: list[Event], i: int,
                    progress: dict[str, Any]) -> int:
     """A seats_changed event: the one ``reseat`` makes where the game stands, with the log's
     own players and signer; folded, so the orders after it are checked against the new seats
@@ -407,33 +431,33 @@ def _seats_changed(state: GameState, events: list[Event], i: int,
     report. Returns the events it took (one)."""
     logged = events[i]
     try:
-        derived = reseat(state, logged.get("players"), logged.get("by"))
+        derived = reseat(line.state, logged.get("players"), logged.get("by"))
     except InputError as exc:
         raise _Stop(logged.get("seq", i + 1), f"{_describe(logged)}: {exc}") from None
     _compare([logged], [derived], i)
-    evolve(state, logged)
+    line.push(logged)
     seated = progress.setdefault("seated", [])
     seated.extend((side, name) for side, name in logged["players"].items()
                   if name in POLICIES and (side, name) not in seated)
     return 1
 
 
-def _side_conceded(state: GameState, events: list[Event], i: int,
+def _side_conceded(line: LiveLine, events: list[Event], i: int,
                    progress: dict[str, Any]) -> int:
     """A side_conceded event and the game_ended the engine writes after it, both compared with
     what ``concede`` makes where the game stands. Returns the events they took (two)."""
     logged = events[i]
     try:
-        derived = concede(state, logged.get("side"), logged.get("by"))
+        derived = concede(line.state, logged.get("side"), logged.get("by"))
     except InputError as exc:
         raise _Stop(logged.get("seq", i + 1), f"{_describe(logged)}: {exc}") from None
     _compare(events[i : i + len(derived)], derived, i)
     for event in derived:
-        evolve(state, event)
+        line.push(event)
     return len(derived)
 
 
-_TABLE_INPUTS: dict[str, Callable[[GameState, list[Event], int, dict[str, Any]], int]] = {
+_TABLE_INPUTS: dict[str, Callable[[LiveLine, list[Event], int, dict[str, Any]], int]] = {
     "seats_changed": _seats_changed,
     "side_conceded": _side_conceded,
 }

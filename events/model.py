@@ -411,6 +411,37 @@ class OrderRetracted(Envelope):
     by: PlayerName | None = None
 
 
+MAX_TAKEBACKS = 1_000
+"""Take-backs (``orders_taken_back`` events) in one game. Folding one rebuilds the position it
+goes back to from the live log, so the cap keeps a replay of a hostile file within seconds; a
+real game holds a handful."""
+
+
+class OrdersTakenBack(Envelope):
+    """A side took back its own orders, from the order of seq ``back_to`` on (a take-back at the
+    table or on the Play page): everything from that event up to this one is void, and the game
+    stands where it stood before ``back_to``. Allowed while every decision since ``back_to`` is
+    that side's and a person plays it (a bot's orders are never taken back); nothing is deleted,
+    the voided events stay in the log (the replay shows them struck through) and verify
+    re-derives them as given. ``dice_rolled`` is how many dice the game had rolled when the
+    take-back was made: a seeded game's dice go on from there, never rolling the same dice
+    again for the orders given anew. ``side`` is whose orders, ``by`` its player's name."""
+
+    kind: Literal["orders_taken_back"] = "orders_taken_back"
+    back_to: int = Field(ge=1)
+    dice_rolled: int = Field(ge=0)
+    orders: int = Field(ge=1)
+    by: PlayerName | None = None
+
+    @model_validator(mode="after")
+    def _names_its_side(self) -> OrdersTakenBack:
+        if self.side is None:
+            raise ValueError("a take-back names the side whose orders it takes back (side)")
+        if self.back_to >= self.seq:
+            raise ValueError(f"back_to {self.back_to} is not before the take-back (seq {self.seq})")
+        return self
+
+
 class SeatsChanged(Envelope):
     """Who plays each side from here on: ``players`` names every side's player (a bot policy's
     name seats that bot, as in ``game_started``). Written where the game waits for an order (a
@@ -488,6 +519,7 @@ EVENT_MODELS: tuple[type[Envelope], ...] = (
     UnitReformed,
     Note,
     OrderRetracted,
+    OrdersTakenBack,
     SeatsChanged,
     SideConceded,
     UnitRemoved,

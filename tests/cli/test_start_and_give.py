@@ -149,3 +149,36 @@ def test_an_order_for_a_side_a_bot_plays_is_refused_and_nothing_is_written(store
     with pytest.raises(PlayError, match="played by the aggressive bot"):
         record(store, "sim", EndPhaseOrder())
     assert store.read("sim") == before
+
+
+def test_a_shot_with_real_dice_is_taken_back_and_the_record_verifies(tmp_path, store):
+    """issue 39: the side's orders since the other side last ordered, taken back by an event;
+    the real die entered stays in the log (voided), the shot is given again with another die,
+    and verify re-derives both. A stale recorder's take-back fails whole; an order waiting for
+    its dice is undone, not taken back."""
+    scenario = tiny_scenario([("a", "red", "Archers", (1, 1), "E"),
+                              ("x", "blue", "Cavalry", (4, 1), "W")])
+    new_game(store, scenario, "d", players=PLAYERS)
+    record(store, "d", EndPhaseOrder())  # red's move phase ends: red shoots next
+    shot = record(store, "d", ShootOrder(unit="a", target="x"), [6])
+    assert shot[-1]["hits"] == 6
+    with SQLiteEventStore(tmp_path / "t.db") as other:
+        stale = Recorder(other, "d")
+        taken = Recorder(store, "d").take_back()  # the side of the last order: red
+        assert (taken["side"], taken["orders"], taken["by"]) == ("red", 1, "Ann")
+        before = store.last_seq("d")
+        with pytest.raises(ConcurrencyError):
+            stale.take_back("red", 1)
+        assert store.last_seq("d") == before
+    waiting = Recorder(store, "d")
+    assert waiting.state.to_act == "red" and waiting.state.units["x"].hits == 0
+    assert waiting.give(ShootOrder(unit="a", target="x"), []) is None
+    with pytest.raises(PlayError, match="waits for its dice: give them or undo it"):
+        waiting.take_back()
+    again = waiting.dice([2])
+    assert again[-1]["hits"] == 2
+    events = store.read("d")
+    assert verify(events).ok
+    assert load(store, "d").state.units["x"].hits == 2
+    with pytest.raises(PlayError, match="cannot take back: blue has no order to take back"):
+        Recorder(store, "d").take_back("blue")

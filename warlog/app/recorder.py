@@ -22,11 +22,12 @@ from warlog.app.notation import format_order, parse_order
 from warlog.app.table_dice import MoreDice, TableDice, too_many
 from warlog.engine.bots import POLICIES, next_order
 from warlog.engine.dice import DiceError, SeededDice
-from warlog.engine.fold import evolve
+from warlog.engine.fold import evolve, replay
 from warlog.engine.game import Game, concede, decide, reseat
 from warlog.engine.inputs import InputError, check_retractions
 from warlog.engine.rules import IllegalOrder, catalogue
 from warlog.engine.state import SIDES, GameState
+from warlog.engine.takeback import TakeBackError, last_order_side, take_back
 from warlog.engine.verify import retraction
 from warlog.events.model import make_note
 from warlog.events.orders import Order
@@ -151,6 +152,33 @@ class Recorder:
         event = retraction(self.state, self.pending.order, self.who)
         self._append([event])
         self.pending = None
+        return event
+
+    def take_back(self, side: str | None = None, orders: int = 1) -> Event:
+        """Take back ``side``'s last ``orders`` orders (engine/takeback.py's rule: its own
+        orders since anything else decided the game, a person's side), signed by its player:
+        an orders_taken_back event is appended and the game stands where it stood before them.
+        ``side`` None: the side that gave the last order. PlayError saying why not, and nothing
+        is written; an order waiting for its dice is undone instead (``undo``)."""
+        self._at_rest("orders are taken back")
+        if side is None:
+            side = last_order_side(self.events)
+            if side is None:
+                raise PlayError("nothing to take back: no order has been given")
+        side = side.strip().lower()
+        expected = self.events[-1]["seq"]
+        try:
+            event = take_back(self.state, self.events, side, orders,
+                              self.state.players.get(side, side) if side in SIDES else None)
+        except TakeBackError as exc:
+            raise PlayError(f"cannot take back: {exc}") from None
+        try:
+            self.store.append(self.game_id, [event], expected)
+        except StoreError:
+            self.reload()
+            raise
+        self.game.events.append(event)
+        self.game.state = replay(self.game.events, check=False)
         return event
 
     def note(self, text: str, author: str | None = None, plan_of: str | None = None) -> Event:

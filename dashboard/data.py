@@ -37,6 +37,7 @@ from warlog.app.background import Progress
 from warlog.engine import analysis, teaching
 from warlog.engine.fold import FoldError, Timeline, replay
 from warlog.engine.state import GameState
+from warlog.engine.takeback import voided
 from warlog.engine.verify import (Report, order_count, require_rederived, search_sides,
                                   verify, what_was_checked)
 from warlog.events.replay_file import ReplayError, encode_replay, load_replay_bytes, store_game
@@ -162,6 +163,7 @@ def projections(key: str, _events: list[Event]) -> dict[str, Any]:
         "exhaustion": analysis.exhaustion(_events),
         "notes": analysis.notes_by_step(_events, steps),
         "luck_turns": analysis.luck_by_turn(_events),
+        "voided": voided(_events),  # seq -> the take-back that voided it: struck through
     }
 
 

@@ -69,7 +69,8 @@ def bot_panel(path: str, table: Session, seat: Seat) -> None:
 def watch(path: str, table: Session) -> None:
     """Follow the game without a click: a fragment looks at the store (every BOT_POLL while a
     bot plays, every FOLLOW_POLL otherwise) and reruns the page when anyone appended (a bot, the
-    other seat's browser, the command line), showing the bots' progress meanwhile.
+    other seat's browser, the command line) or the other seat asked to take orders back or
+    answered (events/takeback_requests.py), showing the bots' progress meanwhile.
 
     A game with a bot seat starts the bots' worker processes as soon as it is open (they take a
     second or more to start), not on the bot's first order. The page's run that started a run
@@ -85,6 +86,7 @@ def watch(path: str, table: Session) -> None:
         bot_runner.bot_pool.warm()
     run = bot_runner.current(path, game)
     running = run is not None and not run.done
+    asked = table.request_mark()  # the other seat's take-back request reruns the page too
 
     inline = [True]  # the fragment's first call, in the page's own run (its ticks: False)
 
@@ -98,7 +100,7 @@ def watch(path: str, table: Session) -> None:
             st.caption(f"Bots: {now.orders} order{'s' if now.orders != 1 else ''} played since "
                        f"they began · thinking for {now.thinking_for():.1f} s")
         try:
-            moved = table.behind()
+            moved = table.behind() or table.request_mark() != asked
         except (StoreError, sqlite3.Error):
             moved = False
         if play_flow.rerun_now(now, moved, running, bot_wait):

@@ -152,18 +152,22 @@ def stale(session: State, table: Session, seen: int | None) -> bool:
     return False
 
 
+def attempt(session: State, action: Callable[[], Any]) -> tuple[bool, Any]:
+    """Run one input: (True, what it returned), or (False, None) with its refusal as the page's
+    one line (a warning when the game moved on, else an error)."""
+    try:
+        return True, action()
+    except PlayError as exc:
+        say(session, "warning" if isinstance(exc, GameMovedOn) else "error", str(exc))
+        return False, None
+
+
 def act(session: State, table: Session, action: Callable[[], Any]) -> None:
     """Run one input; its failure (or the dice it now waits for) becomes the page's one line."""
     session.pop("play_offer", None)
-    try:
-        result = action()
-    except GameMovedOn as exc:
-        say(session, "warning", str(exc))
-        return
-    except PlayError as exc:
-        say(session, "error", str(exc))
-        return
-    session["play_dice"] = result if isinstance(result, DiceNeeded) else None
+    done, result = attempt(session, action)
+    if done:
+        session["play_dice"] = result if isinstance(result, DiceNeeded) else None
 
 
 def give(session: State, table: Session, order: Order, seen: int | None = None) -> None:
@@ -184,6 +188,53 @@ def clicked(session: State, table: Session, outcome: Any) -> None:
         session["play_offer"] = list(outcome.offer)
     elif outcome.say:
         say(session, "info", outcome.say)
+
+
+def forget_position(session: State) -> None:
+    """A take-back put the game back where it stood earlier: the selected unit, the orders a
+    click offered and the dice an order waited for belonged to the position that is gone."""
+    for key in ("play_unit", "play_offer", "play_dice"):
+        session.pop(key, None)
+
+
+def _orders(n: int) -> str:
+    return f"{n} order{'s' if n != 1 else ''}"
+
+
+def taken_back_line(table: Session, event: dict[str, Any]) -> str:
+    """The page's line for a take-back appended: whose orders, how many, where the game is."""
+    state = table.state
+    return (f"{event['side']}'s last {_orders(event['orders'])} taken back: the game stands "
+            f"where it stood before them (turn {state.turn}, {state.to_act or 'nobody'} to act).")
+
+
+def take_back(session: State, table: Session, side: str, orders: int) -> None:
+    """The take-back control's click: ``side``'s last ``orders`` orders taken back at once (a
+    hot-seat game, or against a bot), or the other seat asked to agree (two browsers); the
+    page's one line says which, or why not. Nothing of the position that is gone is kept."""
+    if table.take_back_needs_asking():
+        if attempt(session, lambda: table.ask_take_back(orders))[0]:
+            say(session, "info", f"Asked the other seat to agree to take back {side}'s last "
+                                 f"{_orders(orders)}: its page shows the question now.")
+        return
+    done, event = attempt(session, lambda: table.take_back(side, orders))
+    if not done:
+        return
+    forget_position(session)
+    say(session, "success", taken_back_line(table, event))
+
+
+def answer_take_back(session: State, table: Session, agree: bool) -> None:
+    """The other seat's Agree or Refuse: the orders taken back (the line says so, and what was
+    selected is forgotten) or the request dropped; a refusal of the answer is the line."""
+    done, event = attempt(session, lambda: table.answer_take_back(agree))
+    if not done:
+        return
+    if event is None:
+        say(session, "info", "You refused: the orders stand, and the asking page says so.")
+        return
+    forget_position(session)
+    say(session, "success", taken_back_line(table, event))
 
 
 def pick_unit(session: State, picked: str | None) -> None:

@@ -156,6 +156,45 @@ def concede(table: Session) -> None:
                       on_click=_act, args=(table, lambda s=side: table.concede(s)))
 
 
+TAKE_BACK_RULE = ("A side takes back its own last orders as long as nothing else has decided "
+                  "the game since (an order of the other side, a change of seats, a "
+                  "concession), and a bot's orders are never taken back.")
+
+
+def take_back_box(table: Session) -> None:
+    """Taking orders back: a standing request from the other browser with Agree and Refuse, the
+    asker's wait or the refusal it got, and for each side this page may take back for, how many
+    orders (at most what the rule allows) and the button (or, between two browsers, the ask)."""
+    asked, mine = table.take_back_asked(), table.holds
+    if asked is not None and mine is not None and asked.side != mine:
+        st.warning(f"{md(asked.side)} asks to take back its last {asked.orders} "
+                   f"order{'s' if asked.orders != 1 else ''}.")
+        agree, refuse = st.columns(2)
+        agree.button("Agree", key="play_takeback_agree", type="primary",
+                     on_click=play_flow.answer_take_back, args=(st.session_state, table, True))
+        refuse.button("Refuse", key="play_takeback_refuse",
+                      on_click=play_flow.answer_take_back, args=(st.session_state, table, False))
+    elif asked is not None and asked.side == mine:
+        st.info("Waiting for the other seat to agree to take back your last "
+                f"{asked.orders} order{'s' if asked.orders != 1 else ''}.")
+    if table.take_back_refused() is not None:
+        st.warning("The other seat refused to take back your orders: they stand.")
+    asking = table.take_back_needs_asking()
+    for side, most in table.take_back_sides().items():
+        key = f"play_takeback_n_{side}_{table.last_seq()}"  # back to 1 at each new position
+        if most > 1:
+            st.number_input(f"{side}'s orders to take back", 1, most, 1, key=key,
+                            help=TAKE_BACK_RULE)
+        verb = "Ask to take back" if asking else "Take back"
+        st.button(md(f"{verb} {side}'s last order{'s' if most > 1 else ''}"),
+                  key=f"play_takeback_{side}", help=TAKE_BACK_RULE, on_click=_take_back,
+                  args=(table, side, key))
+
+
+def _take_back(table: Session, side: str, key: str) -> None:
+    play_flow.take_back(st.session_state, table, side, int(st.session_state.get(key, 1)))
+
+
 def reseat_form(table: Session) -> None:
     """A game continued from a replay step (a fork): who plays each side from here on, chosen
     afresh, recorded as a seats_changed event; or the seats kept as they were."""

@@ -6,6 +6,9 @@ arithmetic is tested on its own.
 A "phase" is a run of steps with the same turn, side and phase (the opening is its own); moving
 to the previous phase from inside one first goes back to that phase's start, as a media player's
 "previous" returns to the start of the track.
+
+A step a take-back voided stays a step (the replay shows the whole log): ``taken_back_at`` says
+which take-back voided it, for the page to strike it through.
 """
 
 from __future__ import annotations
@@ -79,6 +82,15 @@ def cited_rules(events: Sequence[dict[str, Any]]) -> list[str]:
     """The rules these events cite, each once, in the order first cited: a step that rolls for
     three units cites the same rule three times, and its paragraph is worth reading once."""
     return list(dict.fromkeys(rid for e in events for rid in e.get("rules") or ()))
+
+
+def taken_back_at(events: Sequence[dict[str, Any]], step: StepLike,
+                  gone: dict[int, int]) -> int | None:
+    """The seq of the take-back that voided ``step`` (``gone``: engine.takeback.voided of
+    the game), or None for a step of the live line. A step is voided whole or not at all: a
+    voided stretch starts at an order, which heads a step, and ends before a take-back, which
+    heads the next."""
+    return gone.get(events[step.first]["seq"])
 
 
 def fork_point(events: Sequence[dict[str, Any]], step: StepLike, ended: bool) -> int | None:

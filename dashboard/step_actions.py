@@ -4,7 +4,11 @@ on it, take a picture of the board or a chart away. Every text from the game (na
 ids) is escaped before Markdown renders it. The Replay page (dashboard/views/replay.py) places
 these; their state lives in ``st.session_state``
 (``fork_opened``, ``fork_error``, ``note_text``, ``note_error``, ``png``, ``png_error``) and
-``cursor`` is the page's current step."""
+``cursor`` is the page's current step.
+
+A step a take-back voided is shown as it was played, each line struck through (``~~``) under a
+caption naming the take-back; its states come from the Timeline, which folds through a
+take-back (a bare evolve cannot go back)."""
 
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ from warlog.app.pictures import board
 from warlog.app.pictures import charts
 from warlog.dashboard.data import markdown_text as md
 from warlog.engine import analysis, narration
-from warlog.engine.fold import evolve
+from warlog.engine.fold import TAKEBACK, evolve
 from warlog.engine.rules import catalogue
 from warlog.events.sqlite_store import SQLiteEventStore
 from warlog.events.store import StoreError
@@ -158,33 +162,48 @@ def _rule_lines(rule_ids: list[str]) -> str:
     return "\n".join(lines)
 
 
-def event_line(e: Event, narrated: str, raw: bool) -> str:
+def event_line(e: Event, narrated: str, raw: bool, struck: bool = False) -> str:
     """An event as the step's list shows it: the narrated sentence, after its seq and raw
-    kind (``hits_inflicted``) only when the reader asked for event names."""
+    kind (``hits_inflicted``) only when the reader asked for event names; struck through
+    when a take-back voided it (the escaping keeps a ``~`` of the log from ending it early)."""
     narrated = md(narrated)  # it quotes ids and names from the log
+    if struck:
+        narrated = f"~~{narrated}~~"
     return f":gray[{md(str(e['seq']))} {md(str(e['kind']))}] {narrated}" if raw else narrated
 
 
+def taken_back_caption(by: int) -> str:
+    """What a voided step says above its struck-through lines."""
+    return (f"Taken back at event {by}: these events were voided by a take-back; the game went "
+            "back to where it stood before them.")
+
+
 def step_events(tl, events: list[Event], step: analysis.Step, notes: list[Event],
-                upto: int, taught: tuple[str, ...] = ()) -> None:
+                upto: int, taught: tuple[str, ...] = (), gone: dict[int, int] | None = None
+                ) -> None:
     """Each event of the step as its narrated line (the raw event names behind a toggle), then
     the text of every rule the step cites, once (``taught``: the rules the teaching answer above
     has just given, not given again); the players' notes on this step first (a note sits in the
     log where it was written, so it is shown here, at the step it is about, not where it was
-    appended)."""
+    appended). ``gone``: engine.takeback.voided of the game, what is struck through."""
     raw = st.toggle("Show event names", key="event_names",
                     help="The log's own name for each event (e.g. hits_inflicted) and its "
                          "number, as `warlog show` prints them.")
     state = tl.state_at(step.first - 1) if step.first > 0 else None
     shown = events[step.first : upto + 1]
+    gone = gone or {}
+    voided_by = scrub.taken_back_at(events, step, gone)
     with st.container(height=620, key="events"):
+        if voided_by is not None:
+            st.caption(taken_back_caption(voided_by))
         for note in notes:
             by = f" — {note['author']}" if note.get("author") else ""
             st.info(data.markdown_text(f"Note: {note['text']}{by}"), icon=":material/edit_note:")
-        for e in shown:
+        for i, e in enumerate(shown, start=step.first):
             if e["kind"] != "note":
-                st.markdown(event_line(e, narration.narrate(e, state), raw))
-            state = evolve(state, e, check=False)
+                st.markdown(event_line(e, narration.narrate(e, state), raw, e["seq"] in gone))
+            # a take-back goes back: the Timeline's state after it, never evolve across it
+            state = tl.state_at(i) if e["kind"] == TAKEBACK else evolve(state, e, check=False)
         rules = [r for r in scrub.cited_rules([e for e in shown if e["kind"] != "note"])
                  if r not in taught]
         if rules:

@@ -3,6 +3,12 @@
 Everything here reads only the log: the arithmetic of every hit, every die and every move is in
 the events themselves, so these projections never re-run the rules. They feed the dashboard and
 any analysis at scale (a list of dicts goes straight into a DataFrame, if you want one).
+
+What measures the battle (attrition, exhaustion, luck, the unit timelines, first contact) reads
+its live line: each public function takes the whole log and leaves out what a take-back voided
+(``fold.live``) itself, so no caller can count a die that was taken back. ``steps`` is the other
+way: the whole log, every step kept (a take-back is a step of its own), for a replay that shows
+the voided steps struck through.
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from warlog.engine.fold import evolve, initial_state
+from warlog.engine.fold import TAKEBACK, evolve, initial_state, live
 from warlog.engine.flow import phase_name
 from warlog.engine.narration import hits_text, order_text
 from warlog.engine.rulesets import get_ruleset
@@ -19,6 +25,7 @@ from warlog.engine.rulesets.frontier_fire import FALLS
 from warlog.engine.rulesets.ohw_combat import halve, in_trench
 from warlog.engine.rulesets.tables import load_table, rules_title
 from warlog.engine.state import SIDES, GameState
+from warlog.engine.takeback import voided
 
 Event = dict[str, Any]
 
@@ -61,6 +68,7 @@ def attrition(events: Sequence[Event]) -> list[dict[str, Any]]:
     Turn 0 is the set-up (all zeros), so a chart starts from nothing. Hits are the ``hits`` of
     every hits_inflicted event on that side's units (what the dice did, even past the limit).
     """
+    events = live(events)
     units = _units(events)
     start = {s: sum(1 for u in units.values() if u.side == s) for s in SIDES}
     per_turn = {t: {s: [0, 0] for s in SIDES} for t in range(_last_turn(events) + 1)}
@@ -84,6 +92,7 @@ def attrition(events: Sequence[Event]) -> list[dict[str, Any]]:
 def unit_timeline(events: Sequence[Event]) -> list[dict[str, Any]]:
     """One row per (turn, unit): the unit's cumulative hits (or strength points lost) and
     whether it is gone, at turn end."""
+    events = live(events)
     units = _units(events)
     hits = dict.fromkeys(units, 0)
     removed = dict.fromkeys(units, False)
@@ -116,6 +125,7 @@ def exhaustion(events: Sequence[Event]) -> list[dict[str, Any]]:
     threshold then comes from it, and ``exhausted`` from its army_exhausted events), otherwise
     "reference": one third of the starting strength, a yardstick and not a rule (``exhausted``
     then means the side has lost that much)."""
+    events = live(events)
     ruleset = get_ruleset(events[0]["rule_system"])
     declared = {e["side"]: e["turn"] for e in events if e["kind"] == "army_exhausted"}
     rows: list[dict[str, Any]] = []
@@ -177,6 +187,7 @@ def resolutions(events: Sequence[Event]) -> Iterator[tuple[int, str, float, floa
     destroyed the enemy), the fall of shot (1: on target) and the artillery effect die (1: it
     went the firer's way: destroying an enemy, sparing a friend). What it gave less the average
     is that die's luck, for its side."""
+    events = live(events)
     units = _units(events)
     mode = events[0].get("options", {}).get("halving", "each")
     shell: Event | None = None  # Frontier: the shot whose effect die comes next
@@ -226,6 +237,7 @@ def luck(events: Sequence[Event]) -> list[dict[str, Any]]:
     """Per side: dice rolled, mean face, what its dice gave (hits, or hits and holds) against
     what average dice would have given in the very same rolls. ``luck`` > 0: the dice
     favoured that side."""
+    events = live(events)
     units = _units(events)
     rows = {s: {"side": s, "dice": 0, "face_sum": 0, "hits": 0, "expected_hits": 0.0}
             for s in SIDES}
@@ -246,6 +258,7 @@ def luck(events: Sequence[Event]) -> list[dict[str, Any]]:
 def luck_by_turn(events: Sequence[Event]) -> list[dict[str, Any]]:
     """One row per (turn, side): the side's luck so far (what its dice gave less what average
     dice would have given in the same rolls), so a chart shows who the dice favoured when."""
+    events = live(events)
     per_turn = {t: dict.fromkeys(SIDES, 0.0) for t in range(_last_turn(events) + 1)}
     for turn, side, got, expected in resolutions(events):
         per_turn[turn][side] += got - expected
@@ -267,7 +280,7 @@ class Step:
     ``first``/``last`` are 0-based indexes into the event list (inclusive)."""
 
     index: int
-    kind: str  # "opening" | "order" | "phase"
+    kind: str  # "opening" | "order" | "phase" | "takeback"
     turn: int
     side: str | None
     phase: str | None
@@ -314,7 +327,8 @@ def _is_head(events: Sequence[Event], i: int) -> bool:
     something by itself (events caused by it follow). An empty automatic phase, a phase start
     that waits for orders, or a checksum joins the step before it: nothing to look at."""
     e = events[i]
-    if e["kind"] in ("game_started", "order_given", "side_conceded"):  # a concession: the end
+    if e["kind"] in ("game_started", "order_given", "side_conceded", TAKEBACK):  # a concession:
+        # the end; a take-back: a step of its own, the voided steps before it
         return True
     if e["kind"] == "phase_started" and i + 1 < len(events):
         return events[i + 1].get("cause") == e["seq"]
@@ -323,7 +337,8 @@ def _is_head(events: Sequence[Event], i: int) -> bool:
 
 def steps(events: Sequence[Event]) -> list[Step]:
     """Group the events into steps. Steps are consecutive, cover every event exactly once, in
-    order; the first is the opening (the board as set up)."""
+    order; the first is the opening (the board as set up). The whole log: a voided step is kept
+    (``takeback.voided`` says which), and a take-back is a step of its own."""
     heads = [i for i in range(len(events)) if i == 0 or _is_head(events, i)]
     out = []
     for n, first in enumerate(heads):
@@ -332,6 +347,11 @@ def steps(events: Sequence[Event]) -> list[Step]:
         if head["kind"] == "game_started":
             kind, turn, side, phase = "opening", 0, None, None
             title = f"turn 0 · opening · {head['scenario'].get('title', head['game'])}"
+        elif head["kind"] == TAKEBACK:
+            kind, turn, side, phase = "takeback", head["turn"], head["side"], head["phase"]
+            count, who = head["orders"], f"{side} {phase_name(phase)}" if phase else side
+            title = (f"turn {turn} · {who} · {side} takes back {count} order"
+                     f"{'s' * (count != 1)} (from event {head['back_to']})")
         else:
             kind = "order" if head["kind"] in ("order_given", "side_conceded") else "phase"
             turn, side, phase = head["turn"], head["side"], head["phase"]
@@ -396,8 +416,11 @@ kinds ``highlights`` draws as attacks, and the first of them is the battle's fir
 
 
 def first_contact(events: Sequence[Event]) -> int | None:
-    """The index of the battle's first strike at the enemy (``STRIKES``), if there was one."""
-    return next((i for i, e in enumerate(events) if e.get("kind") in STRIKES), None)
+    """The index in ``events`` of the battle's first strike at the enemy (``STRIKES``), if
+    there was one: a strike a take-back voided never happened."""
+    gone = voided(events)
+    return next((i for i, e in enumerate(events)
+                 if e.get("kind") in STRIKES and e.get("seq") not in gone), None)
 
 
 def notes_by_step(events: Sequence[Event], steps: Sequence[Step]) -> dict[int, list[Event]]:

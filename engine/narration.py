@@ -7,13 +7,14 @@ terrain and limits): the arithmetic is in the events, never re-run here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from warlog.engine.flow import phase_name
-from warlog.engine.fold import evolve
+from warlog.engine.fold import TAKEBACK, LiveLine
 from warlog.engine.rules import catalogue
 from warlog.engine.state import GameState
+from warlog.engine.takeback import voided
 
 Event = dict[str, Any]
 
@@ -182,6 +183,8 @@ def narrate(event: Event, state_before: GameState | None) -> str:
         order = order_text(event["order"], event["side"], event["phase"])
         return (f"{event['side']} takes back an order before its dice are rolled{by}: {order} "
                 "(withdrawn; nothing happened).")
+    if k == TAKEBACK:
+        return takeback_text(event)
     if k == "seats_changed":
         by = f" ({event['by']})" if event.get("by") else ""
         return f"The seats change{by}: from here on {players_text(event['players'])}."
@@ -302,10 +305,44 @@ def narrate(event: Event, state_before: GameState | None) -> str:
     return f"{k} (seq {event['seq']})."
 
 
-def narrate_all(events: Sequence[Event]) -> list[str]:
-    """A line for every event, folding as it goes (each line sees the state before its event)."""
-    lines, state = [], None
+def takeback_text(event: Event) -> str:
+    """An ``orders_taken_back`` in words: whose orders, how many, from which event, and where
+    the game stands again (the turn and phase of the first order taken back)."""
+    side, n = str(event["side"]), event["orders"]
+    by = f" ({event['by']})" if event.get("by") else ""
+    where = f"turn {event['turn']}"
+    if event.get("phase"):
+        where += f", {side}'s {phase_name(event['phase'])} phase"
+    return (f"{side.capitalize()}{by} takes back {n} order{'s' * (n != 1)} (from event "
+            f"{event['back_to']}): the game goes back to {where}.")
+
+
+def taken_back_mark(by: int) -> str:
+    """What a voided event's line carries in plain text (``warlog log``, the report): the
+    take-back that voided it."""
+    return f"[taken back at event {by}]"
+
+
+def states_before(events: Sequence[Event]) -> Iterator[tuple[Event, GameState | None]]:
+    """Each event with the state just before it, folded as played (a LiveLine): a voided event
+    sees the position as it stood then, and after a take-back the game stands where it went
+    back to. A bare evolve cannot cross a take-back (fold.FoldError)."""
+    line = LiveLine(check=False)
     for e in events:
-        lines.append(narrate(e, state))
-        state = evolve(state, e, check=False)
-    return lines
+        yield e, line.state
+        line.push(e)
+
+
+def narrate_log(events: Sequence[Event]) -> list[tuple[str, int | None]]:
+    """A line for every event and, for an event a take-back voided, that take-back's seq (None
+    for the live line): what a reader strikes through (engine/takeback.voided)."""
+    gone = voided(events)
+    return [(narrate(e, state), gone.get(e.get("seq"))) for e, state in states_before(events)]
+
+
+def narrate_all(events: Sequence[Event]) -> list[str]:
+    """A line for every event, each seeing the state before its event; a voided event's line
+    ends with its mark (``taken_back_mark``), so a plain-text reader still sees it was taken
+    back."""
+    return [line if by is None else f"{line} {taken_back_mark(by)}"
+            for line, by in narrate_log(events)]

@@ -20,6 +20,13 @@ search), start + sum(expected - before) + sum(after - expected) = the result exa
 to the position, its dice averaged out), the second the dice's (how far they fell from their
 expectation: exactly 0 for an order without dice).
 
+A take-back voids decisions: the review grades the live line only (``decisions`` passes over
+what a take-back voided, ``positions`` folds as played, through the take-back), while its
+indexes stay those of the whole log, so every reader of a review (its pictures, the
+after-action report) points at the same events. The position before the first decision after a
+take-back is the one it went back to, which is the ``after`` of the decision before the voided
+ones: the sum still telescopes.
+
 The heavy part (the search at every decision) is :func:`judge`, on any subset of the decisions
 from the log alone, so it can be spread over workers in any grouping and give the same numbers
 (warlog/app/review_job.py); :func:`assemble` puts the parts together. No rule system is named here:
@@ -34,11 +41,12 @@ from typing import Any
 
 from warlog.engine import review_score as score
 from warlog.engine.evaluator import evaluate
-from warlog.engine.fold import evolve, replay
+from warlog.engine.fold import LiveLine, replay
 from warlog.engine.game import legal_orders
 from warlog.engine.narration import order_text
 from warlog.engine.review_expect import CANDIDATES, EXACT_CAP, SAMPLES, best_order
 from warlog.engine.state import GameState
+from warlog.engine.takeback import voided
 from warlog.events.orders import parse_order
 
 Event = dict[str, Any]
@@ -138,30 +146,33 @@ class Review:
 
 
 def decisions(events: Sequence[Event]) -> list[Decision]:
-    """Every decision in the log, in order."""
+    """Every decision of the live line, in order (an order a take-back voided was never
+    decided); ``at`` indexes the whole log."""
     out: list[Decision] = []
+    gone = voided(events)
     for at, e in enumerate(events):
-        if e.get("kind") in DECISIONS:
+        if e.get("kind") in DECISIONS and e.get("seq") not in gone:
             out.append(Decision(len(out), at, e["seq"], e["kind"], e["side"], e.get("turn", 0),
                                 e.get("phase")))
     return out
 
 
 def positions(events: Sequence[Event], wanted: Sequence[Decision]) -> list[GameState]:
-    """The position before each wanted decision (copies), folding the log once."""
+    """The position before each wanted decision (copies), folding the log once as played (a
+    LiveLine: through a take-back to the position it goes back to)."""
     out: list[GameState] = []
     if not wanted:
         return out
     todo = iter(sorted(wanted, key=lambda d: d.at))
     nxt = next(todo)
-    state: GameState | None = None
+    line = LiveLine(check=False)
     for at, e in enumerate(events):
         while nxt is not None and nxt.at == at:
-            out.append(state.copy())
+            out.append(line.state.copy())
             nxt = next(todo, None)
         if nxt is None:
             break
-        state = replay([e], check=False) if state is None else evolve(state, e, check=False)
+        line.push(e)
     return out
 
 

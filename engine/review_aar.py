@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from warlog.engine import analysis
+from warlog.engine.fold import live
 from warlog.engine.review_score import GRADES, SIDES, moved_by, mover, percent
 
 Event = dict[str, Any]
@@ -139,6 +140,7 @@ def _exhaustion(events: Sequence[Event]) -> list[tuple[int, str, str]]:
     system has the rule, else the first event after the turn it passed the yardstick."""
     if not events or events[0].get("kind") != "game_started":
         return []
+    events = live(events)  # an army exhausted in a stretch taken back never was
     rows = analysis.exhaustion(events)
     out = []
     for side, turn in sorted(analysis.exhausted_turns(rows).items(), key=lambda kv: kv[1]):

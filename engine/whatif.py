@@ -12,6 +12,9 @@ runs many of them through warlog.jobs).
   from the recorded game, and each is repeatable.
 - "recorded" mode replays the game's later orders while each stays legal: the same turn, phase
   and side as when it was given, and accepted by the rules; from the first that is not, bots play.
+  Only the live line's orders: an order a take-back voided was never given (``fold.live``). A
+  step inside a voided stretch starts from the position as it stood then (``replay`` of the
+  prefix folds its live line, which the later take-back is not part of).
 - Attrition is strength lost from the step to the end, in the system's own measure
   (``Ruleset.strength``: hits a unit can take, or strength points).
 
@@ -28,7 +31,7 @@ from typing import Any
 
 from warlog.engine.bots import MAX_ORDERS, POLICIES, get_policy
 from warlog.engine.dice import SeededDice, SplitMix64
-from warlog.engine.fold import evolve, replay
+from warlog.engine.fold import TAKEBACK, evolve, live, replay
 from warlog.engine.game import decide
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import get_ruleset
@@ -41,7 +44,8 @@ MODES = ("bots", "recorded")
 DEFAULT_POLICY = "tactician"  # for a side the game's own record gives no bot for (the best heuristic)
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile: two-sided 95%
 # Events before which the game waits for an order (what a step may be snapped to).
-_WAITING_BEFORE = ("order_given", "order_retracted", "note", "seats_changed", "side_conceded")
+_WAITING_BEFORE = ("order_given", "order_retracted", "note", "seats_changed", "side_conceded",
+                   TAKEBACK)
 """The inputs a game waits for: the point before each is a point it waits at."""
 _MASK = (1 << 64) - 1
 _DICE_STREAM = _MASK  # a key no seq can take: the dice's seed never equals a bot's
@@ -141,8 +145,9 @@ def prefix(events: Sequence[Event], seq: int) -> list[Event]:
 
 
 def recorded_orders(events: Sequence[Event], seq: int) -> list[Event]:
-    """The order_given events after ``seq`` (withdrawn orders are not orders)."""
-    return [e for e in events if e["seq"] > seq and e["kind"] == "order_given"]
+    """The live line's order_given events after ``seq`` (withdrawn orders are not orders, and
+    neither are orders a take-back voided)."""
+    return [e for e in live(events) if e["seq"] > seq and e["kind"] == "order_given"]
 
 
 def default_policies(state: GameState, red: str | None = None,

@@ -280,6 +280,18 @@ REVIEW_CREATE = (
 )
 # Every table the analysis store may make: expected by the schema check, never required.
 ANALYSIS_CREATE = (WINPROB_CREATE, REVIEW_CREATE)
+# Take-back requests between the two seats of a game played from two browsers
+# (events/takeback_requests.py): a row per request or answer, numbered per game, the newest
+# counting. Access, not history (the fact, once agreed, is the orders_taken_back event), so
+# like an analysis it is made only when first written, expected by the check, never required.
+TAKEBACK_REQUESTS_TABLE = "takeback_requests"
+TAKEBACK_REQUESTS_CREATE = (
+    f"CREATE TABLE IF NOT EXISTS {TAKEBACK_REQUESTS_TABLE} (game TEXT NOT NULL, n INTEGER NOT "
+    "NULL, side TEXT NOT NULL, orders INTEGER NOT NULL, at_seq INTEGER NOT NULL, what TEXT NOT "
+    "NULL, PRIMARY KEY (game, n)) STRICT, WITHOUT ROWID"
+)
+# Everything made on demand: expected by the schema check, never required.
+ON_DEMAND = (*ANALYSIS_CREATE, TAKEBACK_REQUESTS_CREATE)
 # What an older warlog made and a database may still hold (an index of game_ended rows, unused
 # since events_first replaced it): expected, never required.
 LEGACY = ("CREATE INDEX IF NOT EXISTS events_game_ended ON events (game, seq) "
@@ -309,7 +321,7 @@ def reference() -> tuple[tuple[Row, ...], tuple[Row, ...]]:
         for statement in SCHEMA:
             conn.execute(statement)
         required = tuple(master(conn))
-        for statement in (*ANALYSIS_CREATE, *LEGACY):
+        for statement in (*ON_DEMAND, *LEGACY):
             conn.execute(statement)
         conn.execute("COMMIT")
         conn.execute("ANALYZE")

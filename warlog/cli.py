@@ -119,7 +119,13 @@ def show(
     out.print(table)
     options = ", ".join(f"{k}={v}" for k, v in state.options.items())
     out.print(f"[dim]options: {escape(options)}[/dim]")
-    out.print(_exhaustion_line(events if upto is None else [e for e in events if e["seq"] <= upto]))
+    shown = events if upto is None else [e for e in events if e["seq"] <= upto]
+    out.print(_exhaustion_line(shown))
+    taken = [e for e in shown if e["kind"] == "orders_taken_back"]
+    if taken:  # the position is the live line's; say what it left out
+        out.print("[dim]taken back: " + "; ".join(
+            f"{e['orders']} of {e['side']}'s orders at event {e['seq']} (from event "
+            f"{e['back_to']})" for e in taken) + " (`warlog log` shows them struck out)[/dim]")
 
 
 def _exhaustion_line(events: list[dict]) -> str:
@@ -457,14 +463,16 @@ from warlog.odds_cmd import odds  # noqa: E402
 from warlog.replay_cmd import export_cmd, import_cmd, verify  # noqa: E402
 from warlog.review_cmd import review  # noqa: E402
 from warlog.study_cmd import analyze, simulate  # noqa: E402
-from warlog.tabletop_cmd import fork_cmd, new, order, orders, record_cmd  # noqa: E402
+from warlog.tabletop_cmd import (fork_cmd, new, order, orders, record_cmd,  # noqa: E402
+                                  takeback_cmd)
 from warlog.whatif_cmd import whatif, winprob  # noqa: E402
 
 PLAY, REVIEW, SHARE, MANAGE = "Play and record", "Review and analyse", "Share", "Manage"
 
 COMMANDS: list[tuple[str, str, object]] = [
     (PLAY, "new", new), (PLAY, "orders", orders), (PLAY, "order", order),
-    (PLAY, "record", record_cmd), (PLAY, "note", note), (PLAY, "fork", fork_cmd),
+    (PLAY, "takeback", takeback_cmd), (PLAY, "record", record_cmd), (PLAY, "note", note),
+    (PLAY, "fork", fork_cmd),
     (REVIEW, "show", show), (REVIEW, "log", log_cmd), (REVIEW, "review", review),
     (REVIEW, "luck", luck_cmd), (REVIEW, "odds", odds), (REVIEW, "whatif", whatif),
     (REVIEW, "winprob", winprob), (REVIEW, "simulate", simulate), (REVIEW, "analyze", analyze),

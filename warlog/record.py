@@ -10,6 +10,7 @@ A script holds the same inputs one a line::
     shoot r-arc-1 b-skm-1       # an order that rolls dice, given on the next line(s) ...
     dice 5                      # ... as `dice F,F,...`
     undo                        # the order waiting for its dice is taken back
+    takeback 2                  # the last 2 orders (default 1) of the side that ordered last
     note the ford is the key    # a note on the game as it stands
     end                         # the end of the phase (an order like any other)
     concede blue                # blue gives up (signed by its player): red wins, the game ends
@@ -100,6 +101,7 @@ class ScriptResult:
     game: str
     orders: int = 0
     withdrawn: int = 0
+    taken_back: int = 0
     notes: int = 0
     started: bool = False
 
@@ -112,6 +114,17 @@ def _strip_comment(line: str) -> str:
     if text.split(maxsplit=1)[0].lower() == "note":
         return text
     return text.split("#", 1)[0].strip()
+
+
+def take_back_count(words: list[str]) -> int:
+    """How many orders ``takeback [N]`` takes back (1 when not given); PlayError if N is not
+    a whole number of 1 or more (the rule then says whether that many may go)."""
+    if not words:
+        return 1
+    if not words[0].isdigit() or int(words[0]) < 1:
+        raise PlayError(f"takeback takes a number of orders (1 or more), e.g. takeback 2, "
+                        f"not {words[0]!r}")
+    return int(words[0])
 
 
 def split_dice(words: list[str]) -> tuple[list[str], list[int] | None]:
@@ -170,6 +183,8 @@ def run_script(store: EventStore, path: Path, game_id: str, scenario: Scenario |
             elif verb == "undo" and len(words) == 1:
                 rec.undo()
                 result.withdrawn += 1
+            elif verb == "takeback" and len(words) <= 2:
+                result.taken_back += rec.take_back(None, take_back_count(words[1:]))["orders"]
             elif verb == "concede" and len(words) == 2:
                 rec.concede_as_player(words[1])
             elif verb == "dice":

@@ -2,7 +2,8 @@
 orders, reads an order (its number or its notation, tab-completed) and the faces the real dice
 showed, and says what happened; and the command itself, which records from a script or here.
 
-The Recorder (warlog/app/recorder.py) does the recording; this module is the conversation around it.
+The table holds the same application session as the Play page (warlog/app/session.py, over the
+one order writer, warlog/app/recorder.py): this module is only the conversation around it.
 """
 
 from __future__ import annotations
@@ -15,18 +16,23 @@ from typing import Any
 from warlog.engine.dice import DiceError
 from warlog.engine.game import Game
 from warlog.engine.flow import phase_name
+from warlog.engine.fold import evolve
 from warlog.engine.rules import IllegalOrder, catalogue
 from warlog.engine import vocabulary
 from warlog.engine.scenario import Scenario
 from warlog.engine.state import GameState
+from warlog.engine.takeback import live_backwards
 from warlog.events.orders import Order
 from warlog.events.store import EventStore, StoreError
-from warlog.app.notation import NotationError, format_order
-from warlog.app.errors import PlayError
-from warlog.app.recorder import Recorder, refusal
+from warlog.app.notation import NotationError, format_order, parse_order
+from warlog.app.errors import GameMovedOn, OrderRefused, PlayError
+from warlog.app.recorder import Recorder
+from warlog.app.session import Session
 from warlog.app.start import start_game
 from warlog.app.table_dice import OpeningDiceNeeded, parse_faces
-from warlog.record import Event, Setup, prepare, run_script, split_dice
+from warlog.record import Event, Setup, prepare, run_script, split_dice, take_back_count
+from warlog.record_words import (MOVED_ON, PhaseNumbers, complete_with, count, taken_back_line,
+                                 unit_summary)
 
 # -- at the table ----------------------------------------------------------------------------
 
@@ -41,68 +47,26 @@ RESOLUTIONS = frozenset({"dice_rolled", "unit_removed", "unit_retreated", "melee
 SHORT_LIST = 8  # a phase with this many legal orders or fewer lists them all, numbered
 
 
-class PhaseNumbers:
-    """Order numbers that hold for a whole phase, so a number read a moment ago still names
-    the same order after another order: the phase's legal orders are numbered once, as it
-    starts; an order that stops being legal keeps its number, one that becomes legal takes
-    the next. An order is known by its notation (format_order and parse_order invert)."""
-
-    def __init__(self) -> None:
-        self.phase: object = None
-        self.orders: list[Order] = []
-        self._number: dict[str, int] = {}
-
-    def update(self, phase: object, legal: list[Order]) -> None:
-        if phase != self.phase:
-            self.phase, self.orders, self._number = phase, [], {}
-        for order in legal:
-            text = format_order(order)
-            if text not in self._number:
-                self.orders.append(order)
-                self._number[text] = len(self.orders)
-
-    def number(self, order: Order) -> int:
-        return self._number[format_order(order)]
-
-    def order(self, number: int) -> Order:
-        if not 1 <= number <= len(self.orders):
-            raise PlayError(f"there is no order number {number} in this phase "
-                            f"(1 to {len(self.orders)})")
-        return self.orders[number - 1]
-
-
-def complete_with(table: Table) -> None:
-    """Tab completion of the legal orders at an interactive prompt (the standard library's
-    readline, where the terminal has it): a typed start completes to a whole order."""
-    try:
-        import readline
-    except ImportError:  # no readline on this platform: the numbered list still works
-        return
-    found: list[str] = []
-
-    def complete(text: str, state: int) -> str | None:
-        if state == 0:
-            typed = readline.get_line_buffer()
-            found[:] = [c for c in table.choices() if c.startswith(typed)]
-        return found[state] if state < len(found) else None
-
-    readline.set_completer_delims("")  # complete the whole line, not the last word
-    readline.set_completer(complete)
-    readline.parse_and_bind("tab: complete")
-
-
 class Table:
     """The conversation at the table: ``ask`` reads a line (EOFError: the input ended), ``say``
     prints a line of rich markup. After each order it says a short summary (each unit that may
     act, and what), not the whole list: ``orders`` and ``orders UNIT`` list them, numbered with
-    numbers that hold for the phase."""
+    numbers that hold for the phase. Every input goes through ``session`` (a Recorder given
+    instead is opened as a session of its game)."""
 
-    def __init__(self, rec: Recorder, ask: Callable[[str], str], say: Callable[[Any], None],
-                 resume: str) -> None:
-        self.rec, self.ask, self.say, self.resume = rec, ask, say, resume
+    def __init__(self, session: Session | Recorder, ask: Callable[[str], str],
+                 say: Callable[[Any], None], resume: str) -> None:
+        if isinstance(session, Recorder):
+            session = Session(session.store, session.game_id, every_seat=True)
+        self.session, self.ask, self.say, self.resume = session, ask, say, resume
         self._listed: int | None = None
         self._legal: tuple[tuple[int, int], list[Order]] | None = None
         self.numbers = PhaseNumbers()
+
+    @property
+    def rec(self) -> Recorder:
+        """The one order writer under the session: the game's log and state as last read."""
+        return self.session.recorder
 
     def run(self) -> None:
         from rich.markup import escape
@@ -129,7 +93,7 @@ class Table:
         """The legal orders now, worked out once per state; each is numbered for the phase."""
         key = (id(self.rec.game), len(self.rec.events))
         if self._legal is None or self._legal[0] != key:
-            legal = [] if self.rec.state.ended else self.rec.legal()
+            legal = self.session.legal()
             self._legal = (key, legal)
             self.numbers.update(self._phase(), legal)
         return self._legal[1]
@@ -157,8 +121,10 @@ class Table:
                     if e["kind"] not in ("note", "order_retracted"))
 
     def _phase(self) -> tuple[int, str | None]:
-        """Which phase the numbers belong to: its phase_started event, and the side to act."""
-        started = next((e["seq"] for e in reversed(self.rec.events)
+        """Which phase the numbers belong to: its phase_started event, and the side to act. The
+        live line's (engine/takeback.py): after a take-back to an earlier phase, a voided
+        phase_started is not the phase the game is in, and the numbers start afresh."""
+        started = next((e["seq"] for e in live_backwards(self.rec.events)
                         if e["kind"] == "phase_started"), 0)
         return started, self.rec.state.to_act
 
@@ -178,7 +144,7 @@ class Table:
 
         self._listed = self._moment()
         legal = self.legal()
-        self.say(f"[bold]{escape(self._header())}[/bold]: {_count(len(legal), 'legal order')}")
+        self.say(f"[bold]{escape(self._header())}[/bold]: {count(len(legal), 'legal order')}")
         if len(legal) <= SHORT_LIST:
             for line in self._numbered(legal):
                 self.say(line)
@@ -190,8 +156,8 @@ class Table:
             if side:
                 self.say("  for the side: " + " · ".join(s.strip() for s in self._numbered(side)))
         self.say("[dim]a number or an order; UNIT or orders [UNIT] lists orders, numbered "
-                 "(numbers hold for the phase); undo, note TEXT, board, concede SIDE, help, "
-                 "quit[/dim]")
+                 "(numbers hold for the phase); undo, takeback [N], note TEXT, board, concede "
+                 "SIDE, help, quit[/dim]")
 
     def _show_orders(self, unit: str | None = None) -> None:
         from rich.columns import Columns
@@ -205,7 +171,7 @@ class Table:
             raise PlayError(f"{unit} has no legal order now" if known else
                             f"no unit {unit!r} in this game (its units: "
                             f"{', '.join(sorted(state.units))})")
-        self.say(f"[bold]{escape(self._header())}[/bold]: {_count(len(legal), 'legal order')}"
+        self.say(f"[bold]{escape(self._header())}[/bold]: {count(len(legal), 'legal order')}"
                  + (f" ({len(shown)} for {escape(unit)})" if unit else ""))
         shown = sorted(shown, key=self.numbers.number)
         self.say(Columns(self._numbered(shown), column_first=True,  # type: ignore[arg-type]
@@ -222,14 +188,20 @@ class Table:
         if legend:
             self.say(f"[dim]{escape(board_legend(self.rec.state))}[/dim]")
 
-    def _said(self, new: list[Event]) -> None:
+    def _said(self, new: list[Event], before: GameState | None = None) -> None:
+        """Each new event in words, folded from ``before`` (the state before them; None: the
+        state now, for an input that changes nothing, a note or a withdrawal). Never the whole
+        log again: an order costs its own events, and a log holding take-backs is not folded
+        raw (engine/fold.py)."""
         from rich.markup import escape
 
-        from warlog.engine.narration import narrate_all
+        from warlog.engine.narration import narrate
 
-        lines = narrate_all(self.rec.events)[-len(new):]
-        for event, line in zip(new, lines):
-            self.say(f"  {event['seq']:>5}  {escape(line)}")
+        state = self.rec.state if before is None else before
+        for event in new:
+            self.say(f"  {event['seq']:>5}  {escape(narrate(event, state))}")
+            if before is not None:
+                state = evolve(state, event, check=False)
         if any(e["kind"] in RESOLUTIONS for e in new):  # what the dice did, on the board
             self._show_board(legend=False)
 
@@ -249,7 +221,10 @@ class Table:
             "orders [UNIT]  every legal order now, numbered, or one unit's",
             "end       end the phase",
             "dice FACES  the faces the real dice showed (or just 3,5) for the order waiting",
-            "undo      take back the order waiting for its dice",
+            "undo      take back the order waiting for its dice (one already recorded: "
+            "takeback)",
+            "takeback [N]  take back the last N orders (default 1) of the side that ordered "
+            "last, while nothing else decided the game since, e.g. takeback 2",
             "note TEXT  a note on the game as it stands",
             "board     draw the board, with its legend",
             "concede SIDE  that side gives up (a person's side; the other wins)",
@@ -283,28 +258,40 @@ class Table:
             elif verb == "board" and len(words) == 1:
                 self._show_board(legend=True)
             elif verb == "note":
-                event = rec.note(line[len(words[0]):].strip())
+                event = self.session.note(line[len(words[0]):].strip())
                 self._said([event])
             elif verb == "undo" and len(words) == 1:
-                self._said([rec.undo()])
+                self._said([self.session.undo()])
+            elif verb == "takeback" and len(words) <= 2:
+                self._take_back(take_back_count(words[1:]))
             elif verb == "concede" and len(words) == 2:
-                self._said(rec.concede_as_player(words[1]))
+                before = rec.state.copy()
+                # the Recorder's concession: signed by the side's player, its refusal naming
+                # the field (the session's says only that this page may not concede)
+                self._said(rec.concede_as_player(words[1]), before)
             elif rec.pending is not None and verb != "dice" and not verb[0].isdigit():
                 raise PlayError(f"'{rec.pending.text}' waits for its dice: enter the faces "
                                 "(e.g. 4 or 3,5), or undo it")
             elif rec.pending is not None or verb == "dice":
                 faces = parse_faces(" ".join(words[1:] if verb == "dice" else words))
-                new = rec.dice(faces)
-                if new is not None:
-                    self._said(new)
+                before = rec.state.copy()
+                new = self.session.dice(faces)
+                if isinstance(new, list):
+                    self._said(new, before)
             else:
                 order_words, faces = split_dice(words)  # an order may bring its dice along
+                before = rec.state.copy()
                 if len(order_words) == 1 and order_words[0].isdigit():
                     new = self._give_number(int(order_words[0]), faces)
                 else:
-                    new = rec.give(rec.order_from(" ".join(order_words)), faces)
-                if new is not None:
-                    self._said(new)
+                    new = self.session.give(parse_order(order_words), faces)
+                if isinstance(new, list):
+                    self._said(new, before)
+        except OrderRefused as exc:  # the reason, the rule's id and its text, on one line
+            self.say(f"[red]refused:[/red] {escape(str(exc))}")
+        except GameMovedOn:  # another writer first: the session has read the game again
+            self.say(f"[red]error:[/red] {escape(MOVED_ON)}")
+            self._listed = None
         except IllegalOrder as exc:
             rule = catalogue().get(exc.rule)
             self.say(f"[red]refused:[/red] {escape(exc.message)}")
@@ -317,43 +304,30 @@ class Table:
             self.say(f"[red]error:[/red] {escape(str(exc))}")
         return True
 
-    def _give_number(self, number: int, faces: list[int] | None) -> list[Event] | None:
+    def _give_number(self, number: int, faces: list[int] | None) -> Any:
         """The order numbered ``number`` in this phase. One no longer legal is still put to the
         rules (they have the last word), and their refusal is one line naming the order."""
         from rich.markup import escape
 
         order = self.numbers.order(number)
         try:
-            return self.rec.give(order, faces)
-        except IllegalOrder as exc:
+            return self.session.give(order, faces)
+        except OrderRefused as exc:
             if order in self.legal():  # refused past its dice: said as any refusal
                 raise
             self.say(f"[red]refused:[/red] {number} ({escape(format_order(order))}) is no "
-                     f"longer legal: {escape(refusal(exc))}")
+                     f"longer legal: {escape(str(exc))}")
             return None
 
+    def _take_back(self, orders: int) -> None:
+        """``takeback [N]``: the last N orders of the side that ordered last are taken back
+        (the session's, by engine/takeback.py's rule); one line says what and where the game
+        now stands, and the summary follows, numbered afresh if the phase went back."""
+        from rich.markup import escape
 
-def unit_summary(state: GameState, unit: str, legal: list[Order]) -> str:
-    """What ``unit`` may do, in a few words: each kind of order with how many there are
-    ("move (12)"), the enemies it may strike by name ("shoot b-skm-1"), and the side's orders
-    it joins ("joins fight b-inf-2")."""
-    groups: dict[str, int] = {}
-    for order in legal:
-        kind = vocabulary.kind_of(state, order)
-        owner = kind.unit(order)
-        verb = format_order(order).split()[0]
-        if owner is None:
-            if kind.takes_part is None or not kind.takes_part(state, unit, order):
-                continue
-            word = f"joins {format_order(order)}"
-        elif owner != unit:
-            continue
-        else:
-            where = kind.gesture(state, order)
-            word = verb if where.how != "enemy" else (
-                f"{'attack' if verb == 'move' else verb} {where.at}")
-        groups[word] = groups.get(word, 0) + 1
-    return ", ".join(word if n == 1 else f"{word} ({n})" for word, n in groups.items())
+        event = self.session.take_back(None, orders)
+        self.say(escape(taken_back_line(event, self.rec.state)))
+        self._listed = None
 
 
 def open_table(store: EventStore, game_id: str, scenario: Scenario | None,
@@ -393,10 +367,6 @@ def open_table(store: EventStore, game_id: str, scenario: Scenario | None,
 # -- the command -----------------------------------------------------------------------------
 
 
-def _count(n: int, what: str) -> str:
-    return f"{n} {what}" + ("" if n == 1 else "s")
-
-
 def record_game(store: EventStore, setup: Setup, *, script: Path | None,
                 ask: Callable[[str], str], say: Callable[[Any], None], db_flag: str = "") -> None:
     """`warlog record`: start (or resume) a game, then record it from ``script`` or at the table
@@ -413,15 +383,16 @@ def record_game(store: EventStore, setup: Setup, *, script: Path | None,
                  else f"now turn {state.turn}, {state.to_act} "
                       f"({state.players.get(state.to_act or '', '-')}) {phase_name(state.phase)}")
         say(escape(f"{'started' if result.started else 'continued'} {game_id} from {script}: "
-                   f"{_count(result.orders, 'order')}, {result.withdrawn} withdrawn, "
-                   f"{_count(result.notes, 'note')}; "
+                   f"{count(result.orders, 'order')}, {result.withdrawn} withdrawn, "
+                   + (f"{result.taken_back} taken back, " if result.taken_back else "") +
+                   f"{count(result.notes, 'note')}; "
                    f"{where}"))
         return
     if not open_table(store, game_id, scenario, how, ask, say):
         return
     if scenario is None:
         say(escape(f"carrying on with {game_id}"))
-    table = Table(Recorder(store, game_id), ask, say, resume)
+    table = Table(Session(store, game_id, every_seat=True), ask, say, resume)
     if sys.stdin.isatty():
         complete_with(table)
     table.run()

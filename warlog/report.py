@@ -11,6 +11,10 @@ as written if it holds a control, invisible or bidi character (U+202E would reve
 follows it): each is shown escaped (``\u202e``), as warlog/terminal.py shows it in a terminal;
 and the page as a whole, but plotly's own library, is passed through the same escape, so no
 such character from a log is written anywhere in the file (a chart's labels included).
+
+A take-back (engine/takeback.py) voids events without deleting them: the narration keeps them,
+struck through and marked with the take-back that voided them; the charts read the live line
+(engine/analysis.py), and the boards are drawn at the ends of the turns as the game stands.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from warlog.app.pictures import charts
 from warlog.engine import analysis, narration
 from warlog.engine.fold import Timeline
 from warlog.engine.rules import catalogue
+from warlog.engine.takeback import voided
 from warlog.report_review import review_section
 from warlog.terminal import json_safe, terminal_safe
 
@@ -36,7 +41,7 @@ STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
 h1 { margin-bottom: 0.2em; } .muted { color: #666; } .result { font-weight: bold; }
 .turn { border-top: 1px solid #ddd; margin-top: 1em; } .turn li { margin: 0.15em 0; }
-.rules { color: #777; font-size: 0.85em; } .note { background: #fff8e1; padding: 0.4em 0.8em; }
+.rules { color: #777; font-size: 0.85em; } .voided { color: #888; } .note { background: #fff8e1; padding: 0.4em 0.8em; }
 #board-controls { display: flex; gap: 1em; align-items: center; margin: 0.5em 0; }
 """
 
@@ -69,10 +74,12 @@ def _h(value: Any) -> str:
 def _turn_ends(events: list[Event]) -> list[int]:
     """The index of the last event of every turn (turn 0, the set-up, included). Notes are left
     out: they carry the turn of the moment they comment on, wherever they were written, so notes
-    about turns 1, 2, 1, 2 ... must not make a board each."""
+    about turns 1, 2, 1, 2 ... must not make a board each. Events a take-back voided are left
+    out too: a turn's board is where it ended as the game stands."""
+    gone = voided(events)
     last: dict[int, int] = {}
     for i, e in enumerate(events):
-        if e["kind"] != "note":
+        if e["kind"] != "note" and e["seq"] not in gone:
             last[e["turn"]] = i
     return [last[turn] for turn in sorted(last)]
 
@@ -93,9 +100,9 @@ def _chart(fig) -> str:
 
 def _narration(events: list[Event]) -> str:
     rules = catalogue()
-    lines = narration.narrate_all(events)
+    lines = narration.narrate_log(events)
     parts, turn = [], None
-    for e, line in zip(events, lines):
+    for e, (line, by) in zip(events, lines):
         if e["kind"] in ("state_checksum", "note"):
             continue
         if e["turn"] != turn:
@@ -107,7 +114,12 @@ def _narration(events: list[Event]) -> str:
         cited = " ".join(
             f'<span title="{_h(rules[r].text)}">{_h(r)}</span>'
             for r in e.get("rules", ()) if r in rules)
-        parts.append(f"<li>{_h(line)} <span class=\"rules\">{cited}</span></li>")
+        said, kind = _h(line), ""
+        if by is not None:  # taken back: struck through, with the take-back that voided it
+            said = (f"<del>{said}</del> <span class=\"muted\">"
+                    f"{_h(narration.taken_back_mark(by))}</span>")
+            kind = ' class="voided"'
+        parts.append(f"<li{kind}>{said} <span class=\"rules\">{cited}</span></li>")
     if turn is not None:
         parts.append("</ul></section>")
     return "\n".join(parts)

@@ -12,6 +12,10 @@ the file (kaleido is slow: that is where a Ctrl-C lands), moved into ``OUT_files
 are drawn, and the Markdown is written last, whole (a temporary file renamed over it). A run
 stopped anywhere leaves either the old Markdown with its old pictures, or the new one with its
 new pictures; the temporary folder is removed on the way out.
+
+A review grades the live line (engine/review.py): a decision's picture and caption stop before
+the orders a take-back voided, and before the take-back (``_resolved_up_to``), so the board and
+its marks are the game as it stands, never a taken-back move.
 """
 
 from __future__ import annotations
@@ -52,7 +56,8 @@ def _cell(text: str) -> str:
 class MomentPicture:
     """One moment's picture: which events it shows and what the caption under it says.
     ``first``..``last`` are event indexes (inclusive): the decision and all it resolved, up to
-    the event before the next decision (or the end of the log)."""
+    the event before the next decision (or the end of the log), less what a take-back voided
+    at its end and the take-back itself."""
 
     number: int  # the moment's number in the review, from 1
     decision: int  # the decision's number in the game, from 1 (the review's table's #)
@@ -99,14 +104,25 @@ def _happened(events: Sequence[Event], lines: Sequence[str], first: int, last: i
     return " ".join(t if t.endswith(".") else f"{t}." for t in told) or "Nothing else happened."
 
 
+def _resolved_up_to(events: Sequence[Event], first: int, last: int, gone: dict[int, int]) -> int:
+    """The last event of a decision's resolution: ``last``, or the event before the first one
+    after the decision that a take-back voided, or the take-back itself (what follows is not
+    what the decision did)."""
+    for i in range(first + 1, last + 1):
+        if events[i]["seq"] in gone or events[i]["kind"] == "orders_taken_back":
+            return i - 1
+    return last
+
+
 def moment_pictures(data: dict[str, Any], events: Sequence[Event]) -> list[MomentPicture]:
     """A picture for each moment of the review ``data`` that is about a decision of ``events``
     (a stored review is checked against its log: a moment whose decision is not there at that
     seq has no picture rather than a wrong one)."""
     from warlog.engine.narration import narrate_all
     from warlog.engine.review import decisions
+    from warlog.engine.takeback import voided
 
-    every = decisions(events)
+    every, gone = decisions(events), voided(events)
     orders = data["orders"]
     if not data["moments"] or not every:
         return []
@@ -118,7 +134,8 @@ def moment_pictures(data: dict[str, Any], events: Sequence[Event]) -> list[Momen
         if not 0 <= i < len(every) or every[i].seq != orders[i]["seq"]:
             continue
         first = every[i].at
-        last = every[i + 1].at - 1 if i + 1 < len(every) else len(events) - 1
+        last = _resolved_up_to(events, first, every[i + 1].at - 1 if i + 1 < len(every)
+                               else len(events) - 1, gone)
         turn, seq = int(every[i].turn), int(every[i].seq)
         caption = (f"{markdown_text(title)}, turn {turn}, decision {i + 1} (event {seq}): "
                    f"{markdown_text(orders[i]['text'])}. "

@@ -1,5 +1,6 @@
-"""`warlog new`, `orders`, `order`, `record` and `fork`: recording a game played on a real table,
-one order at a time (new, orders, order) or turn by turn at a prompt or from a script (record),
+"""`warlog new`, `orders`, `order`, `takeback`, `record` and `fork`: recording a game played on a
+real table, one order at a time (new, orders, order; takeback the last orders of a side) or turn
+by turn at a prompt or from a script (record),
 a side conceding (`record --game GAME --concede SIDE`), and a new game started from any point
 of a stored one (fork), reseated if asked (`fork --players red=NAME,blue=NAME`). Thin: the
 application (warlog/app/: start.py, recorder.py, forking.py) does the work; this parses and
@@ -131,7 +132,8 @@ def order(
     from warlog.app.errors import PlayError
     from warlog.app.recorder import Recorder
     from warlog.engine.dice import DiceError
-    from warlog.engine.narration import narrate_all
+    from warlog.engine.fold import evolve
+    from warlog.engine.narration import narrate
     from warlog.app.notation import NotationError, parse_order
 
     faces = _faces(dice, "--dice")
@@ -142,6 +144,7 @@ def order(
             except NotationError as exc:
                 raise typer.BadParameter(str(exc)) from None
             rec = Recorder(store, game)
+            before = rec.state.copy()  # each new event is told from the state before it
             new_events = rec.give(parsed, faces)
             if new_events is None:  # one command, one order: its dice come with it
                 assert rec.pending is not None
@@ -151,11 +154,40 @@ def order(
     except PlayError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(1) from None
-    everything, state = rec.events, rec.state
-    lines = narrate_all(everything)[-len(new_events):]
-    for event, line in zip(new_events, lines):
-        out.print(f"  {event['seq']:>5}  {line}", markup=False)  # names and notes: as text
-    _print_state_line(state)
+    for event in new_events:  # names and notes: as text
+        out.print(f"  {event['seq']:>5}  {narrate(event, before)}", markup=False)
+        before = evolve(before, event, check=False)
+    _print_state_line(rec.state)
+
+
+def takeback_cmd(
+    game: Annotated[str, typer.Argument(help="Game id in the database.")],
+    orders: Annotated[int, typer.Option(
+        "--orders", help="How many of the side's last orders to take back.", min=1,
+        max=1_000_000)] = 1,
+    side: Annotated[Optional[str], typer.Option(
+        help="Whose orders (red or blue; default: the side that gave the last order).")
+    ] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Take back a side's last orders, recorded with their consequences.
+
+    A side takes back its own orders while nothing else decided the game since (the other
+    side's order, a change of seats, a concession). The take-back is appended as an event:
+    nothing is deleted, and the game stands where it stood before those orders."""
+    from warlog.app.errors import PlayError
+    from warlog.app.session import Session
+    from warlog.record_words import taken_back_line
+
+    try:
+        with friendly(), database(db, game) as store:
+            session = Session(store, game, every_seat=True)
+            event = session.take_back(side, orders)
+            line = taken_back_line(event, session.state)
+    except PlayError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(1) from None
+    out.print(line, markup=False)
 
 
 def record_cmd(
@@ -172,7 +204,8 @@ def record_cmd(
         help="Seed for --dice auto (default: a random one, recorded in the game).",
         **SEED_RANGE)] = None,
     script: Annotated[Optional[Path], typer.Option(
-        help="Read the orders, dice, undos and notes from this file, one a line.")] = None,
+        help="Read the orders, dice, undos, take-backs and notes from this file, one a "
+             "line.")] = None,
     concede: Annotated[Optional[str], typer.Option(
         "--concede", help="With --game: this side (red or blue) gives up; the other wins.")
     ] = None,

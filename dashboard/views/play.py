@@ -89,8 +89,9 @@ def _board(table: Session, unit: str | None, ordering: bool, happened) -> None:
 
 
 def _beside(path: str, table: Session, unit: str | None, ordering: bool, happened) -> None:
-    """The column beside the board: the review's "Try it", the turn's panel, what happened,
-    the plan and note boxes, conceding and leaving."""
+    """The column beside the board: the review's "Try it", the turn's panel, taking orders
+    back (or answering the other seat's request), what happened, the plan and note boxes,
+    conceding and leaving."""
     needed = play_flow.dice_waited(st.session_state, table)
     review_try.offer(table, ordering and needed is None, play_widgets.give)
     panel = play_flow.side_panel(table, needed)
@@ -104,6 +105,7 @@ def _beside(path: str, table: Session, unit: str | None, ordering: bool, happene
                    "link: this page follows the moves as they are made."))
     elif panel == "orders":
         play_widgets.orders_panel(table, unit)
+    play_widgets.take_back_box(table)
     play_panels.happened(happened)
     play_widgets.plan_box(table)
     play_widgets.note_box(table)

@@ -29,6 +29,10 @@ page; ``loaded`` names the game it belongs to, and a different game resets it to
 ``fork_opened`` is set by "Continue from here" (a callback may not switch pages): the next run
 opens the Play page on the fork.
 
+A step a take-back voided is still a step (the whole log is replayed): its line is struck
+through (``~~``) and says which take-back voided it, and its board is the game as it stood then
+(the Timeline's).
+
 Every text from a game, a file or an address is escaped (data.markdown_text) before Streamlit's
 Markdown renders it: a player named ``![i](http://host)`` is shown, not fetched.
 """
@@ -201,14 +205,17 @@ BUTTON_STYLE = ("<style>" + ", ".join(f".st-key-{b[0]} kbd" for b in BUTTONS)
 
 
 def controls(steps: list[analysis.Step], step: analysis.Step, title: str,
-             events: list[Event]) -> None:
+             events: list[Event], taken_back: int | None = None) -> None:
     """Beside the board: the step line (its number, and the event numbers it covers, as the
     command line prints them), the scrubbing buttons in two rows of four, back (first, turn,
     phase, step) then forward (step, phase, turn, last), each an icon with its keyboard
-    shortcut and its name in a tooltip (a narrow column), then the step and turn sliders."""
+    shortcut and its name in a tooltip (a narrow column), then the step and turn sliders.
+    ``taken_back``: the take-back that voided this step, if one did (its title struck)."""
     n, last_turn = len(steps), max(s.turn for s in steps)
-    st.markdown(f"**Step {step.index + 1} of {n}** · {scrub.event_span(events, step)} — "
-                f"{data.markdown_text(title)}")
+    said = data.markdown_text(title)
+    if taken_back is not None:
+        said = f"~~{said}~~ :gray[taken back at event {taken_back}]"
+    st.markdown(f"**Step {step.index + 1} of {n}** · {scrub.event_span(events, step)} — {said}")
     st.html(BUTTON_STYLE)
     for row in (BUTTONS[:4], BUTTONS[4:]):
         for column, (key, label, icon, shortcut) in zip(st.columns(4, gap="small"), row):
@@ -397,15 +404,17 @@ def main() -> None:
         step_actions.pictures(key, step, state, marks, proj, selected)
     with narrative:
         link_problem(step)
+        taken_back = scrub.taken_back_at(events, step, proj["voided"])
         controls(steps, step, teach.untold(step.title, question) if hidden else step.title,
-                 events)
+                 events, taken_back)
         replay_header.result(tl.final, step.index == len(steps) - 1 and not hidden)
         st.subheader("What happened")
         step_actions.continue_from_here(step, events, tl.state_at(step.last).ended)
         if question is not None:
             teach.panel(identity, question)
         taught = tuple(question.rules) if question is not None and not hidden else ()
-        step_actions.step_events(tl, events, step, proj["notes"].get(step.index, []), shown, taught)
+        step_actions.step_events(tl, events, step, proj["notes"].get(step.index, []), shown, taught,
+                                 proj["voided"])
         step_actions.note_form(step, events)
     step_actions.notes_index(steps, proj["notes"])
     if _charts_wait():

@@ -59,7 +59,8 @@ def test_every_command_is_listed_once_under_one_of_the_four_panels():
 def test_commands_sit_where_a_player_would_look_for_them():
     _, panels = _help_panels()
     where = {name: title for title, rows in panels.items() for name, _ in rows}
-    assert {where[c] for c in ("new", "order", "record", "note", "fork")} == {"Play and record"}
+    assert {where[c] for c in ("new", "order", "takeback", "record", "note", "fork")} == {
+        "Play and record"}
     assert {where[c] for c in ("show", "log", "review", "luck", "odds", "whatif",
                                "simulate", "analyze", "rules")} == {"Review and analyse"}
     assert {where[c] for c in ("export", "import", "verify", "report", "schema")} == {"Share"}

@@ -1,6 +1,7 @@
 """`warlog record`'s prompt at the table (issue 39, item 4): a short summary after each order,
 order numbers that hold for the whole phase, the board after each resolution, and a help that
-names every word. The Table is driven by a scripted ``ask``, on a real SQLite database."""
+names every word, and `takeback [N]` (issue 39, item 3). The Table, holding the application's
+session, is driven by a scripted ``ask``, on a real SQLite database."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from warlog.engine.game import legal_orders
 from warlog.engine.scenario import load_scenario
 from warlog.engine.verify import verify
 from warlog.events.sqlite_store import SQLiteEventStore
+from warlog.app.session import Session
 from warlog.record_table import Table
 
 SCENARIO = "ancients-river-crossing"
@@ -55,7 +57,7 @@ class Script:
                 return lines(self.table, prompt)  # type: ignore[operator]
             return next(typed, "quit")
 
-        self.table = Table(Recorder(store, "g"), ask, self.say, "resume")
+        self.table = Table(Session(store, "g", every_seat=True), ask, self.say, "resume")
 
     def say(self, thing) -> None:
         items = thing.renderables if isinstance(thing, Columns) else [thing]
@@ -174,11 +176,13 @@ def test_help_names_every_word_on_a_line_of_its_own(store, scenario, kind):
         lines = said.answer(0)
         firsts = [line.split()[0] for line in lines]
         for expected in ("numbers", "notation", "UNIT", "orders", "end", "dice", "undo",
-                         "note", "board", "concede", "help,", "quit", "more:"):
+                         "takeback", "note", "board", "concede", "help,", "quit", "more:"):
             assert firsts.count(expected) == 1, (expected, lines)
         notation = next(line for line in lines if line.startswith("notation"))
         assert f"e.g. {kind}" in notation
         assert "holds for the whole phase" in lines[firsts.index("numbers")]
+        assert "takeback 2" in lines[firsts.index("takeback")]  # with an example
+        assert "takeback" in lines[firsts.index("undo")]  # undo points to it
         assert "README.md" in lines[-1]
 
 
@@ -210,4 +214,73 @@ def test_a_whole_game_recorded_at_the_prompt_by_numbers_verifies(store):
     assert sum(e["kind"] == "order_given" for e in events) > 100
     assert any(shifted)  # some numbers were not the order's place in the list of the moment
     assert not any(line.startswith(("refused", "error")) for line in said.said)
+    assert verify(events).ok
+
+
+# -- takeback [N] ----------------------------------------------------------------------------
+
+
+def cell_of(store, unit: str) -> tuple[int, int]:
+    from warlog.engine.game import Game
+
+    return tuple(Game(store.read("g")).state.units[unit].cell)
+
+
+def test_takeback_with_a_number_puts_the_side_back_and_the_game_goes_on_and_verifies(store):
+    new_game(store)
+    start_inf, start_arc = cell_of(store, "r-inf-1"), cell_of(store, "r-arc-1")
+    said = Script(store, ["move r-inf-1 E 3", "move r-arc-1 E 2", "takeback 2",
+                          "move r-arc-1 E 1", "quit"]).run()
+    events = store.read("g")
+    took = [e for e in events if e["kind"] == "orders_taken_back"]
+    assert len(took) == 1 and took[0]["orders"] == 2 and took[0]["side"] == "red"
+    first_move = next(e for e in events if e["kind"] == "order_given")
+    assert took[0]["back_to"] == first_move["seq"]
+    answer = said.answer(2)
+    assert answer[0] == (f"took back 2 orders of red (Ann) from event {first_move['seq']}: the "
+                         "game stands where it stood before it, turn 1, red (Ann) movement")
+    assert answer[1] == "turn 1 · red (Ann) · movement: 85 legal orders"  # the summary again
+    assert cell_of(store, "r-inf-1") == start_inf  # back where it stood, and not moved again
+    assert cell_of(store, "r-arc-1") != start_arc  # the order given after it stands
+    assert verify(events).ok
+
+
+def test_takeback_is_refused_in_one_line_once_the_other_side_has_ordered_since(store):
+    new_game(store)
+    said = Script(store, ["move r-inf-1 E 3", "end", "end", "move b-skm-1 W 3", "takeback 2",
+                          "takeback none", "quit"]).run()
+    assert said.answer(4) == ["error: cannot take back: blue can take back 1 order here, not "
+                              "2: red has ordered since"]
+    assert said.answer(5) == ["error: takeback takes a number of orders (1 or more), e.g. "
+                              "takeback 2, not 'none'"]
+    assert not any(e["kind"] == "orders_taken_back" for e in store.read("g"))  # nothing written
+
+
+def test_numbers_hold_in_a_phase_after_a_takeback_and_start_afresh_when_the_phase_went_back(
+        store):
+    new_game(store)
+    said = Script(store, ["orders", "move r-inf-1 E 3", "takeback", "orders", "end", "orders",
+                          "takeback", "orders", "quit"]).run()
+    before, same_phase = numbered(said.answer(0)), numbered(said.answer(3))
+    assert same_phase == before  # taken back in its phase: every order keeps its number
+    shooting = numbered(said.answer(5))
+    assert shooting == {"end": 1}  # the shooting phase was numbered afresh
+    back = numbered(said.answer(7))
+    # back in the movement phase: numbered as a new phase is, 1 to 85 in the order of the list
+    fresh = {format_order(o): i for i, o in enumerate(legal_orders(said.table.rec.state), 1)}
+    assert back == fresh and len(back) == 85
+    assert verify(store.read("g")).ok
+
+
+def test_a_script_takes_orders_back_too(store, tmp_path):
+    from warlog.record import run_script
+
+    new_game(store)
+    path = tmp_path / "s.txt"
+    path.write_text("move r-inf-1 E 3\nmove r-arc-1 E 2\ntakeback 2  # both\nend\n"
+                    "takeback\nmove r-arc-1 E 1\n")
+    result = run_script(store, path, "g", None, {})
+    assert (result.orders, result.taken_back) == (4, 3)
+    events = store.read("g")
+    assert [e["orders"] for e in events if e["kind"] == "orders_taken_back"] == [2, 1]
     assert verify(events).ok

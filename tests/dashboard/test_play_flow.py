@@ -237,3 +237,62 @@ def test_the_watcher_reruns_when_the_game_moved_unless_a_turn_is_played_at_once(
     assert play_flow.rerun_now(Run(pace="one a second"), True, True, just_began)
     assert play_flow.rerun_now(Run(done=True), False, True, just_began)  # the run seen has ended
     assert not play_flow.rerun_now(Run(done=True), False, False, just_began)
+
+
+# -- taking orders back --------------------------------------------------------------------------
+
+
+def test_a_take_back_forgets_the_gone_position_and_says_what_was_taken_back(store):
+    gid = new_game(store, "tb-flow")
+    table = Session(store, gid)
+    side = table.state.to_act
+    before = (table.state.turn, table.state.phase, side)
+    table.give(EndPhaseOrder())
+    assert (table.state.turn, table.state.phase, table.state.to_act) != before
+    session: dict = {"play_unit": "r-inf-1", "play_offer": ["an order"], "play_dice": "waits"}
+    play_flow.take_back(session, table, side, 1)
+    assert session == {"play_message": ("success", session["play_message"][1])}
+    assert session["play_message"][1].startswith(f"{side}'s last 1 order taken back")
+    assert (table.state.turn, table.state.phase, table.state.to_act) == before
+    assert store.read(gid)[-1]["kind"] == "orders_taken_back"
+
+
+def test_a_refused_take_back_is_the_line_and_keeps_the_selection(store):
+    gid = new_game(store, "tb-refused")
+    table = Session(store, gid)
+    side = table.state.to_act
+    table.give(EndPhaseOrder())
+    count = len(store.read(gid))
+    session: dict = {"play_unit": "u"}
+    play_flow.take_back(session, table, side, 2)  # it has given one order only
+    kind, line = session["play_message"]
+    assert kind == "error" and line.startswith("cannot take back") and "not 2" in line
+    assert session["play_unit"] == "u" and len(store.read(gid)) == count
+    Session(store, gid).give(EndPhaseOrder())  # another page moves meanwhile
+    moved = store.read(gid)
+    play_flow.take_back(session, table, side, 1)
+    assert session["play_message"][0] == "warning" and store.read(gid) == moved
+
+
+def test_between_two_browsers_the_click_asks_and_the_answer_is_the_other_pages_line(store):
+    gid = new_game(store, "tb-ask")
+    tokens = issue_seat_links(store, gid, PEOPLE)
+    side = Session(store, gid).state.to_act
+    other = "blue" if side == "red" else "red"
+    mine, theirs = Session(store, gid, tokens[side]), Session(store, gid, tokens[other])
+    mine.give(EndPhaseOrder())
+    count = len(store.read(gid))
+    asker: dict = {}
+    play_flow.take_back(asker, mine, side, 1)
+    assert asker["play_message"][0] == "info" and "Asked the other seat" in \
+        asker["play_message"][1]
+    assert len(store.read(gid)) == count  # nothing taken back yet
+    answerer: dict = {"play_unit": "u"}
+    play_flow.answer_take_back(answerer, theirs, False)
+    assert answerer["play_message"][0] == "info" and answerer["play_unit"] == "u"
+    play_flow.answer_take_back(answerer, theirs, False)  # answered already: nothing stands
+    assert answerer["play_message"][0] == "error"
+    play_flow.take_back(asker, mine, side, 1)
+    play_flow.answer_take_back(answerer, theirs, True)
+    assert answerer["play_message"][0] == "success" and "play_unit" not in answerer
+    assert store.read(gid)[-1]["kind"] == "orders_taken_back"

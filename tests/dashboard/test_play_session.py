@@ -393,3 +393,99 @@ def test_an_input_on_an_older_board_is_known_to_come_too_late(store, scenario):
     assert not page.behind() and page.last_seq() == other.last_seq()
     assert page.moved_since(seen)  # the board drawn at seen is gone
     assert not page.moved_since(page.last_seq())
+
+
+# -- taking orders back ------------------------------------------------------------------------
+
+
+def test_a_hot_seat_take_back_is_offered_for_the_side_that_ordered_and_is_immediate(store,
+                                                                                     scenario):
+    gid = start_game(store, scenario, game_id="tb-hot", seed=4, played="2026-12-03",
+                     seats={"red": Seat.person("Ann"), "blue": Seat.person("Bo")})
+    table = Session(store, gid)
+    assert table.take_back_sides() == {} and not table.take_back_needs_asking()
+    side = table.state.to_act
+    before = _position(table.state)
+    table.give(first_choice(table))
+    table.give(first_choice(table))
+    assert table.take_back_sides() == {side: 2}
+    with pytest.raises(SeatError, match="no one to ask"):
+        table.ask_take_back(1)
+    event = table.take_back(side, 2)
+    assert event["by"] == table.state.players[side] and event["orders"] == 2
+    assert table.take_back_sides() == {}
+    assert _position(table.state) == before and table.state.to_act == side
+    assert table.request_mark() is None  # no request file for a game without links
+    assert verify(store.read(gid)).ok
+
+
+def _position(state) -> str:
+    """The position's checksum, its count of dice rolled left out (the dice go on forward)."""
+    other = state.copy()
+    other.dice_rolled = 0
+    return other.checksum()
+
+
+def test_against_a_bot_the_person_takes_back_at_once_and_the_bots_orders_never(store, scenario):
+    gid = start_game(store, scenario, game_id="tb-bot", seed=4, played="2026-12-03",
+                     seats={"red": Seat.person("Ann"), "blue": Seat.of_bot("random")})
+    links = issue_seat_links(store, gid, {"red": Seat.person("Ann"),
+                                          "blue": Seat.of_bot("random")})
+    table = Session(store, gid, links["red"])
+    assert not table.take_back_needs_asking()  # no other person to ask
+    for _ in range(200):
+        if table.seat_to_act.bot:
+            break
+        table.give(first_choice(table))
+    table.bot_step()
+    assert "blue" not in table.take_back_sides()
+    with pytest.raises(SeatError, match="blue's orders are taken back from blue's own link"):
+        table.take_back("blue", 1)
+
+
+def test_two_seats_ask_refuse_and_agree_and_a_request_goes_stale(store, scenario):
+    seats = {"red": Seat.person("Ann"), "blue": Seat.person("Bo")}
+    gid = start_game(store, scenario, game_id="tb-two", seed=4, played="2026-12-03",
+                     seats=seats)
+    links = issue_seat_links(store, gid, seats)
+    side = Session(store, gid).state.to_act
+    other = "blue" if side == "red" else "red"
+    mine, theirs, watcher = (Session(store, gid, links[side]), Session(store, gid, links[other]),
+                             Session(store, gid))
+    mine.give(first_choice(mine))
+    assert mine.take_back_needs_asking() and mine.take_back_sides() == {side: 1}
+    assert theirs.take_back_sides() == {}  # never the other side's orders
+    with pytest.raises(SeatError, match="watches"):
+        watcher.ask_take_back(1)
+    with pytest.raises(PlayError, match="cannot take back: .*not 2"):
+        mine.ask_take_back(2)  # the rule is checked before the other seat is asked
+    assert theirs.request_mark() is None
+    count = len(store.read(gid))
+    asked = mine.ask_take_back(1)
+    assert (asked.side, asked.orders, asked.at_seq) == (side, 1, mine.last_seq())
+    assert theirs.request_mark() == asked.n  # the other page's watcher sees it
+    theirs.refresh()
+    assert theirs.take_back_asked() == asked and mine.take_back_asked() == asked
+    with pytest.raises(SeatError, match="answered from the other side"):
+        mine.answer_take_back(True)  # nobody agrees to their own request
+    assert theirs.answer_take_back(False) is None
+    assert theirs.take_back_asked() is None and mine.take_back_refused() is not None
+    assert theirs.take_back_refused() is None  # said on the asker's page only
+    assert len(store.read(gid)) == count  # a refusal writes nothing in the game
+    with pytest.raises(PlayError, match="no take-back is asked"):
+        theirs.answer_take_back(True)
+
+    mine.ask_take_back(1)
+    mine.note("thinking it over")  # the game moves on: the request stands no more
+    assert theirs.request_mark() is not None
+    with pytest.raises(PlayError, match="no take-back is asked"):
+        theirs.answer_take_back(True)
+    assert store.read(gid)[-1]["kind"] == "note"
+
+    mine.ask_take_back(1)
+    event = theirs.answer_take_back(True)
+    assert event["kind"] == "orders_taken_back" and event["side"] == side
+    assert event["by"] == seats[side].name  # signed by the asking side's player
+    assert mine.refresh() and mine.state.to_act == side and mine.take_back_asked() is None
+    assert mine.take_back_sides() == {}
+    assert verify(store.read(gid)).ok

@@ -12,6 +12,10 @@ Narrating an event needs the state just before it (terrain, limits), so the feed
 fold of the game and moves it on only over events it has not read yet: a click at the table
 reads a handful of new events, not the whole log. The log is append-only, so what was read
 stays true; a log that is not an extension of what was read (another game) starts afresh.
+
+A take-back (engine/takeback.py) is an entry of its own, in its narrated words; the entries of
+the steps it voided leave the feed (they are no longer the game, and a unit's last entry must
+not be a hit that was taken back). The fold is a LiveLine, which goes back with it.
 """
 
 from __future__ import annotations
@@ -21,9 +25,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from warlog.engine import analysis, narration
-from warlog.engine.fold import evolve
+from warlog.engine.fold import LiveLine
 from warlog.engine.rules import catalogue
-from warlog.engine.state import GameState
+from warlog.engine.takeback import voided
 
 Event = dict[str, Any]
 
@@ -83,7 +87,7 @@ class Feed:
     """The game's resolved steps in words, kept up to date one new event at a time."""
 
     def __init__(self) -> None:
-        self._state: GameState | None = None
+        self._line = LiveLine(check=False)
         self._read = 0  # how many of the log's first events are folded
         self._last_seq: int | None = None  # the seq of the last of them
         self._lines: dict[int, str] = {}  # seq -> its narrated sentence
@@ -99,15 +103,18 @@ class Feed:
         start = self._read
         for e in events[start:]:
             if e["kind"] not in _QUIET:
-                self._lines[e["seq"]] = narration.narrate(e, self._state)
-            self._state = evolve(self._state, e, check=False)
+                self._lines[e["seq"]] = narration.narrate(e, self._line.state)
+            self._line.push(e)
         self._read, self._last_seq = len(events), events[-1]["seq"]
         steps = analysis.steps(events)
+        gone = voided(events)
         fresh = [s for s in steps if s.last >= start]  # the last step may have grown
-        kept = [entry for entry in self.entries
-                if not any(entry.step == s.index for s in fresh)]
+        kept = [entry for entry in self.entries if entry.first_seq not in gone
+                and not any(entry.step == s.index for s in fresh)]
         for step in fresh:
             group = events[step.first: step.last + 1]
+            if group[0]["seq"] in gone:
+                continue
             lines = tuple(self._lines[e["seq"]] for e in group if e["seq"] in self._lines)
             if _worth_an_entry(step, group, lines):
                 kept.append(Entry(step.index, group[0]["seq"], group[-1]["seq"], step.turn,

@@ -15,10 +15,11 @@ from warlog.events.store import EventStore
 
 Event = dict[str, Any]
 
-INPUT_KINDS = ("order_given", "note", "order_retracted", "seats_changed", "side_conceded")
+INPUT_KINDS = ("order_given", "note", "order_retracted", "orders_taken_back", "seats_changed",
+               "side_conceded")
 """Events that start where the game waits for an order: an order and everything it decides, a
-note, a withdrawn order, a change of seats, a concession (and the end it decides). A log cut just
-before one of them (or at its end) is a game at rest."""
+note, a withdrawn order, a take-back, a change of seats, a concession (and the end it decides).
+A log cut just before one of them (or at its end) is a game at rest."""
 
 
 def parse_players(text: str | None, base: dict[str, str] | None = None) -> dict[str, str]:

@@ -21,11 +21,13 @@ from warlog.app.feed import Entry, Feed
 from warlog.app.recorder import Pending, Recorder, refusal
 from warlog.app.seats import Seat, check_person
 from warlog.app.table_dice import DiceNeeded, probed_die
+from warlog.app.takeback_asks import TakeBackAsks
 from warlog.engine import order_reasons, vocabulary
 from warlog.engine.bots import next_order
 from warlog.engine.game import decide
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.state import GameState
+from warlog.engine.takeback import last_order_side
 from warlog.events import seat_links
 from warlog.events.orders import Order
 from warlog.events.sqlite_store import SQLiteEventStore
@@ -58,12 +60,16 @@ class BotStep:
     reason: str
 
 
-class Session:
+class Session(TakeBackAsks):
     """One stored game as a face holds it: the one order writer (a Recorder) with the seats read
     from the game, the legal orders worked out once per state, and every append's failure
     turned into one line."""
 
-    def __init__(self, store: EventStore, game_id: str, seat_token: str | None = None) -> None:
+    def __init__(self, store: EventStore, game_id: str, seat_token: str | None = None, *,
+                 every_seat: bool = False) -> None:
+        """``every_seat``: this face holds the database file itself (the command line), so it
+        plays every seat, as `warlog order` does; seat links keep browsers apart, not the
+        file's holder."""
         self.recorder = Recorder(store, game_id)
         self._legal: tuple[tuple[int, int], list[Order]] | None = None
         self._feed = Feed()
@@ -71,7 +77,7 @@ class Session:
         # (events/seat_links.py): then only the holder of a side's link orders for it, and a
         # page without one watches. A game without links is played from any page (hot-seat).
         sqlite = isinstance(store, SQLiteEventStore)
-        self.linked = sqlite and seat_links.has_links(store, game_id)
+        self.linked = sqlite and not every_seat and seat_links.has_links(store, game_id)
         self.holds = seat_links.side_of(store, game_id, seat_token) if (
             self.linked and seat_token) else None
 
@@ -221,6 +227,19 @@ class Session:
         """Take back the order waiting for its dice (an order_retracted event)."""
         self._check_seat()
         return self._moved_on(self.recorder.undo)
+
+    def take_back(self, side: str | None = None, orders: int = 1) -> Event:
+        """Take back ``side``'s last ``orders`` orders (default: the side that gave the last
+        order); in a game played by links, only from the page holding that side's link. The
+        rule and its refusals are the Recorder's (engine/takeback.py)."""
+        side = last_order_side(self.events) if side is None else side
+        if self.linked and side != self.holds:
+            held = f"this page holds {self.holds}'s seat link" if self.holds else \
+                "this page holds no seat link of this game (it watches)"
+            raise SeatError(f"{held}: {side}'s orders are taken back from {side}'s own link")
+        event = self._moved_on(lambda: self.recorder.take_back(side, orders))
+        self._legal = None
+        return event
 
     def note(self, text: str) -> Event:
         """A note on the game; in a game played by links, only from a page holding a seat.

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from warlog.engine import whatif
-from warlog.engine.fold import replay
+from warlog.engine.fold import live, replay
 from warlog.engine.state import GameState
 from warlog.jobs import KeptByKey, log_key, run_tasks, task_seed
 
@@ -126,6 +126,7 @@ def turn_starts(events: Sequence[Event]) -> list[tuple[int, int]]:
     for a game still being played, the end of its log if its turn has no order yet (the turn
     has just begun: its start is now)."""
     out: dict[int, int] = {}
+    events = live(events)  # a turn's orders taken back are not where it started
     for i, e in enumerate(events):
         if e["kind"] == "order_given" and e["turn"] not in out:
             out[e["turn"]] = events[i - 1]["seq"]

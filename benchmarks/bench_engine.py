@@ -137,7 +137,7 @@ class DaskRun:
 def job_overhead(workers: int) -> float:
     """Wall seconds of a job of one trivial task on a local cluster of ``workers``: what every
     job pays to start and close its cluster, whatever its size."""
-    from warlog.jobs import run_tasks
+    from warlog.app.jobs import run_tasks
 
     start = time.perf_counter()
     run_tasks(abs, [0], scheduler="local", workers=workers)

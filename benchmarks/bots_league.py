@@ -14,7 +14,7 @@
     .venv/bin/python benchmarks/bots_league.py --games 20 --scheduler inprocess
     .venv/bin/python benchmarks/bots_league.py --best tactician --search search   # the shallower one
 
-Same seeds, same numbers, on any number of workers (warlog.jobs derives nothing from a worker).
+Same seeds, same numbers, on any number of workers (warlog.app.jobs derives nothing from a worker).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from rich.console import Console
 from rich.table import Table
 
 from warlog.engine.scenario import bundled_scenarios
-from warlog.jobs import run_tasks
+from warlog.app.jobs import run_tasks
 from warlog.progress import progress_bar
 from warlog.app.study import GameTask, play_task, sign_test, wilson
 

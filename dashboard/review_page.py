@@ -34,7 +34,7 @@ from warlog.events.store import StoreError
 from warlog.app.review_job import run_review
 from warlog.app.reviews import DEFAULT_SEED, review_params, stored_review
 from warlog.app.reviews import store_review as keep_review
-from warlog.jobs import run_tasks
+from warlog.app.jobs import run_tasks
 
 Event = dict[str, Any]
 SIDES = ("red", "blue")

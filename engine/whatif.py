@@ -2,7 +2,7 @@
 
 Pure: no Dask, no I/O, no clock. A playout is a function of the game's events, the step and a
 seed, so the same seed gives the same playout on any machine, in any process (warlog/app/whatif_job.py
-runs many of them through warlog.jobs).
+runs many of them through warlog.app.jobs).
 
 - The step is snapped back to a point where the game waits for an order (a prefix cut inside the
   consequences of an order is not a position anyone could play from).

@@ -37,7 +37,7 @@ from warlog.evaluator_calibration import (BINS, DOC_PATH, PLAYOUT_POSITIONS, Pla
                                           calibration, calibration_markdown, evaluator_doc,
                                           fit_logit_map, playout_comparison, playout_task,
                                           sample_positions, worst_bin_miss)
-from warlog.jobs import Progress, run_tasks, task_seed
+from warlog.app.jobs import Progress, run_tasks, task_seed
 
 # the table, its page and the map live in evaluator_calibration; named here for the callers
 __all__ = ["BINS", "DOC_PATH", "calibration", "calibration_markdown", "evaluator_doc"]

@@ -1,5 +1,5 @@
 """The progress bar and the Ctrl-C line that long commands (what-if, win probability, balance
-studies) share, around `warlog.jobs.run_tasks`.
+studies) share, around `warlog.app.jobs.run_tasks`.
 
 On a terminal it is a rich bar on stderr; elsewhere (a pipe, a log file, a test) it is one plain
 line per step on stderr, so whoever reads the output sees the job move without control codes,
@@ -15,7 +15,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from warlog.jobs import JobError, JobInterrupted, run_tasks
+from warlog.app.jobs import JobError, JobInterrupted, run_tasks
 from warlog.terminal import SafeConsole, terminal_safe
 
 INTERRUPTED_EXIT = 130  # what a shell reports for a command stopped by Ctrl-C (128 + SIGINT)

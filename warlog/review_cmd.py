@@ -1,7 +1,7 @@
 """`warlog review`: a battle's review on the command line: was it the dice or the decisions, each
 side's accuracy, every decision graded, and the moments that mattered.
 
-Registered in warlog/cli.py. The search runs through warlog.jobs (in process for a short game,
+Registered in warlog/cli.py. The search runs through warlog.app.jobs (in process for a short game,
 else a local cluster, or a Dask scheduler by address), with a progress bar on stderr; Ctrl-C
 prints one line and exits with 130. Text from the game (unit ids, names) is printed as text,
 never as console markup.

@@ -1,7 +1,7 @@
 """`warlog simulate` (one game, or a balance study of many) and `warlog analyze` (the same
 figures over replay files, study files and the database). Registered in warlog/cli.py.
 
-One game behaves as simulate always has. Many games run on Dask through warlog.jobs (in process
+One game behaves as simulate always has. Many games run on Dask through warlog.app.jobs (in process
 for a small study, a local cluster for a large one, or an existing cluster), each game carrying
 its own seed, rows back in task order: the same seed gives the same numbers on any number of
 workers.
@@ -195,7 +195,7 @@ def _play(tasks: list, scheduler: str, workers: int | None, label: str, store) -
     stay recorded, and the line says how many)."""
     import orjson
 
-    from warlog.jobs import JobError, JobInterrupted, resolve_scheduler, run_tasks
+    from warlog.app.jobs import JobError, JobInterrupted, resolve_scheduler, run_tasks
     from warlog.progress import INTERRUPTED_EXIT, progress_bar
     from warlog.app.study import play_task
 

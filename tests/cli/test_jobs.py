@@ -1,4 +1,4 @@
-"""warlog/jobs.py and warlog/progress.py: the Dask task runner (in process, a real local cluster,
+"""warlog/app/jobs.py and warlog/progress.py: the Dask task runner (in process, a real local cluster,
 a real scheduler reached by address) and the progress line commands share."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from job_helpers import interrupt_when_progress_shows, socket_without_listener
 from rich.console import Console
 
-from warlog import jobs
+from warlog.app import jobs
 from warlog.engine.dice import SplitMix64
 from warlog.progress import progress_bar
 

@@ -13,7 +13,7 @@ from job_helpers import interrupt_when_progress_shows, socket_without_listener
 from typer.testing import CliRunner
 from whatif_games import bot_game
 
-from warlog import jobs
+from warlog.app import jobs
 from warlog.cli_common import OneLineErrors
 from warlog.events.analysis_store import AnalysisStore
 from warlog.events.model import make_note

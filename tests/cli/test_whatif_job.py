@@ -1,4 +1,4 @@
-"""warlog/app/whatif_job.py: what-if and win-probability curves run through warlog.jobs: the same
+"""warlog/app/whatif_job.py: what-if and win-probability curves run through warlog.app.jobs: the same
 seed gives the same numbers on any workers, and a mirror-image battle gives mirrored odds."""
 
 from __future__ import annotations

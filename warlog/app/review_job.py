@@ -1,4 +1,4 @@
-"""A game's review at scale: engine.review's search at every decision, run through warlog.jobs
+"""A game's review at scale: engine.review's search at every decision, run through warlog.app.jobs
 (in process, a local cluster, or a Dask scheduler elsewhere; ``auto`` keeps a game of
 IN_PROCESS_UP_TO decisions or fewer in process, where a cluster's start costs more than it
 saves).
@@ -20,7 +20,7 @@ from typing import Any
 from warlog.engine import review
 from warlog.engine.evaluator import load_weights
 from warlog.engine.state import GameState
-from warlog.jobs import KeptByKey, log_key, run_tasks
+from warlog.app.jobs import KeptByKey, log_key, run_tasks
 
 Event = dict[str, Any]
 _CACHE_SIZE = 4
@@ -64,7 +64,7 @@ def run_review(game: str, events: Sequence[Event], *, budget: review.Budget = re
                seed: int = 0, scheduler: str = "auto", workers: int | None = None,
                runner: Callable[..., list] | None = None) -> review.Review:
     """The review of ``events`` (a game's log, checked by the caller): every decision judged,
-    then assembled. ``runner``: warlog.jobs.run_tasks (the default) or a command's runner with
+    then assembled. ``runner``: warlog.app.jobs.run_tasks (the default) or a command's runner with
     its progress bar (warlog.progress.run_job)."""
     events = list(events)
     key = log_key(events)

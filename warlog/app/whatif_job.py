@@ -1,5 +1,5 @@
 """What-if and the win-probability curve at scale: engine.whatif's playouts run through
-warlog.jobs (in process, a local cluster, or a Dask scheduler elsewhere).
+warlog.app.jobs (in process, a local cluster, or a Dask scheduler elsewhere).
 
 Seeds: playout i from step s gets ``task_seed(task_seed(job_seed, s), i)``: it depends on the
 job's seed, the step and its own index, never on the number of playouts asked for, the workers
@@ -19,7 +19,7 @@ from typing import Any
 from warlog.engine import whatif
 from warlog.engine.fold import live, replay
 from warlog.engine.state import GameState
-from warlog.jobs import KeptByKey, log_key, run_tasks, task_seed
+from warlog.app.jobs import KeptByKey, log_key, run_tasks, task_seed
 
 Event = dict[str, Any]
 TURNING_SWING = 0.2  # a change of P(red wins) at least this large between points: a turning point
@@ -49,7 +49,7 @@ def _start_state(task: PlayoutTask) -> GameState:
 
 
 def run_playout(task: PlayoutTask) -> whatif.PlayoutResult:
-    """The task function warlog.jobs runs on the workers."""
+    """The task function warlog.app.jobs runs on the workers."""
     return whatif.playout_from(_start_state(task), seed=task.seed, mode=task.mode,
                                policies=dict(task.policies), recorded=task.recorded)
 
@@ -99,7 +99,7 @@ def run_whatif(events: Sequence[Event], seq: int, *, playouts: int = DEFAULT_PLA
                blue: str | None = None, scheduler: str = "auto", workers: int | None = None,
                progress: Callable[[int, int], None] | None = None,
                runner: Callable[..., list] | None = None) -> WhatIf:
-    """``playouts`` playouts from step ``seq``; ``runner`` (default warlog.jobs.run_tasks, or
+    """``playouts`` playouts from step ``seq``; ``runner`` (default warlog.app.jobs.run_tasks, or
     warlog.progress.run_job with a bar) runs them."""
     check_args(playouts, mode)
     at = whatif.snap(events, seq)

@@ -70,7 +70,7 @@ from pydantic import (
 
 from warlog.events import fields, ids
 from warlog.events.fields import MAX_CELLS, MAX_GRID_SIDE, MAX_TERRAIN_KINDS, MAX_UNITS
-from warlog.events.model import OmitsUnset
+from warlog.events.omits import OmitsUnset
 from warlog.events.safe_files import FileKind, FileRefused, check_size, decode_text, read_text
 
 SIDES = ("red", "blue")

@@ -20,7 +20,7 @@ Targets = items(UnitId, MAX_UNITS, "at most every unit on the board")
 
 class StrictModel(BaseModel):
     # Unknown fields are refused and a made model is never changed: every order and event.
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
 
 
 class MoveOrder(StrictModel):
@@ -132,7 +132,8 @@ Order = Annotated[
           EndPhaseOrder],
     Field(discriminator="type"),
 ]
-ORDER_ADAPTER: TypeAdapter[Order] = TypeAdapter(Order)
+# Built on first use (events/model.py's EVENT_ADAPTER says why).
+ORDER_ADAPTER: TypeAdapter[Order] = TypeAdapter(Order, config=ConfigDict(defer_build=True))
 
 
 def parse_order(data: dict[str, Any]) -> Order:

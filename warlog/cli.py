@@ -31,13 +31,6 @@ from warlog.cli_common import (
     stored_damage,
 )
 
-app = typer.Typer(
-    cls=OneLineErrors,
-    help="Grid wargames as append-only event logs: simulate, show, verify, share and scrub them.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
 
 
 def scenarios(
@@ -458,35 +451,81 @@ def luck_cmd(
 
 
 # -- `warlog --help`: every command in the panel a player would look in --------------------
-# Commands that live in their own modules (each imports warlog.cli only inside its functions).
-from warlog.odds_cmd import odds  # noqa: E402
-from warlog.replay_cmd import export_cmd, import_cmd, verify  # noqa: E402
-from warlog.review_cmd import review  # noqa: E402
-from warlog.study_cmd import analyze, simulate  # noqa: E402
-from warlog.tabletop_cmd import (fork_cmd, new, order, orders, record_cmd,  # noqa: E402
-                                  takeback_cmd)
-from warlog.whatif_cmd import whatif, winprob  # noqa: E402
-
 PLAY, REVIEW, SHARE, MANAGE = "Play and record", "Review and analyse", "Share", "Manage"
 
 COMMANDS: list[tuple[str, str, object]] = [
-    (PLAY, "new", new), (PLAY, "orders", orders), (PLAY, "order", order),
-    (PLAY, "takeback", takeback_cmd), (PLAY, "record", record_cmd), (PLAY, "note", note),
-    (PLAY, "fork", fork_cmd),
-    (REVIEW, "show", show), (REVIEW, "log", log_cmd), (REVIEW, "review", review),
-    (REVIEW, "luck", luck_cmd), (REVIEW, "odds", odds), (REVIEW, "whatif", whatif),
-    (REVIEW, "winprob", winprob), (REVIEW, "simulate", simulate), (REVIEW, "analyze", analyze),
-    (REVIEW, "army", army), (REVIEW, "rules", rules),
-    (SHARE, "export", export_cmd), (SHARE, "import", import_cmd), (SHARE, "verify", verify),
+    (PLAY, "new", "warlog.tabletop_cmd:new"), (PLAY, "orders", "warlog.tabletop_cmd:orders"),
+    (PLAY, "order", "warlog.tabletop_cmd:order"),
+    (PLAY, "takeback", "warlog.tabletop_cmd:takeback_cmd"),
+    (PLAY, "record", "warlog.tabletop_cmd:record_cmd"), (PLAY, "note", note),
+    (PLAY, "fork", "warlog.tabletop_cmd:fork_cmd"),
+    (REVIEW, "show", show), (REVIEW, "log", log_cmd), (REVIEW, "review", "warlog.review_cmd:review"),
+    (REVIEW, "luck", luck_cmd), (REVIEW, "odds", "warlog.odds_cmd:odds"),
+    (REVIEW, "whatif", "warlog.whatif_cmd:whatif"), (REVIEW, "winprob", "warlog.whatif_cmd:winprob"),
+    (REVIEW, "simulate", "warlog.study_cmd:simulate"),
+    (REVIEW, "analyze", "warlog.study_cmd:analyze"), (REVIEW, "army", army), (REVIEW, "rules", rules),
+    (SHARE, "export", "warlog.replay_cmd:export_cmd"),
+    (SHARE, "import", "warlog.replay_cmd:import_cmd"), (SHARE, "verify", "warlog.replay_cmd:verify"),
     (SHARE, "report", report), (SHARE, "schema", schema_cmd),
     (MANAGE, "games", games), (MANAGE, "scenarios", scenarios), (MANAGE, "dashboard", dashboard),
     (MANAGE, "version", version),
 ]
-"""Panel, name and function of every command, in the order `warlog --help` lists them."""
+"""Panel, name and function of every command, in the order `warlog --help` lists them; a
+command living in a module of its own is named "module:function" and imported only when it is
+built (each of those modules imports warlog.cli only inside its functions)."""
 
-for _panel, _name, _function in COMMANDS:
-    app.command(_name, rich_help_panel=_panel)(_function)
+
+def command_function(spec: object) -> object:
+    """A command's function: itself, or the one a "module:function" name points at."""
+    if not isinstance(spec, str):
+        return spec
+    from importlib import import_module
+
+    module, name = spec.split(":")
+    return getattr(import_module(module), name)
+
+
+def build(names: set[str] | None = None) -> typer.Typer:
+    """The `warlog` application with the commands ``names`` (None: every command)."""
+    built = typer.Typer(
+        cls=OneLineErrors,
+        help="Grid wargames as append-only event logs: simulate, show, verify, share and scrub "
+             "them.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
+    chosen = [(panel, name, spec) for panel, name, spec in COMMANDS
+              if names is None or name in names]
+    for panel, name, spec in chosen:
+        built.command(name, rich_help_panel=panel)(command_function(spec))
+    if len(chosen) == 1:  # one command alone would become the program itself, not a subcommand
+        built.callback()(_group)
+    return built
+
+
+def _group() -> None:
+    """Grid wargames as append-only event logs: simulate, show, verify, share and scrub them."""
+
+
+def main() -> None:
+    """The console script. Why it builds only the command asked for: typer makes every command
+    it holds (and Python imports every command's module) before it runs one, and a player at the
+    table runs `warlog order GAME end` for every phase; so `warlog WORD ...` builds WORD alone,
+    and `warlog`, `warlog --help` or a word that names no command build them all (the help
+    lists every command; the error names the nearest). The same functions either way."""
+    word = next((a for a in sys.argv[1:] if not a.startswith("-")), None)
+    known = {name for _, name, _ in COMMANDS}
+    build({word} if word in known else None)()
+
+
+def __getattr__(name: str) -> object:
+    """``warlog.cli.app``: the application with every command, built on first use."""
+    if name == "app":
+        globals()["app"] = built = build()
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 if __name__ == "__main__":
-    app()
+    main()

@@ -285,13 +285,13 @@ def _broken_replay() -> str:
 
 @pytest.mark.parametrize("args,words", [
     (["simulate", SCENARIO, "--games", "0"],
-     "Invalid value for '--games' / '-n': Input should be greater than or equal to 1"),
+     "Invalid value for '--games' / '-n': 0 is not in the range 1<=x<=1000000"),
     (["simulate", "no-such-scenario", "--games", "3"], "no bundled scenario"),
     (["simulate", SCENARIO, "--games", "3", "--red", "genius"], "choose one of"),
     (["simulate", SCENARIO, "--games", "3", "--first", "green"], "--first must be red, blue"),
     (["simulate", SCENARIO, "--games", "3", "--scheduler", "yarn"], "unknown scheduler 'yarn'"),
     (["simulate", SCENARIO, "--games", "3", "--workers", "0", "--scheduler", "local"],
-     "Invalid value for '--workers': Input should be greater than or equal to 1"),
+     "Invalid value for '--workers': 0 is not in the range 1<=x<=1024"),
     (["analyze", "nothing.jsonl"], "nothing.jsonl: cannot read the file: no such file"),
     (["analyze"], "warlog.db: no such database"),
     (["analyze", "--db", "none.db"], "none.db: no such database"),

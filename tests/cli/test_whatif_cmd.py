@@ -76,11 +76,11 @@ def test_whatif_on_a_stored_game_in_recorded_mode_with_other_policies(stored):
     (["--at", "999"], "error: step 999 is not in the game: its events are numbered 1 to"),
     (["--red", "nobody"], "error: unknown policy 'nobody' for red; choose one of"),
     (["--mode", "chess"], "error: unknown mode 'chess': use bots or recorded"),
-    (["--playouts", "0"], "error: Invalid value for '--playouts' / '-n': Input should be "
-                          "greater than or equal to 1"),
+    (["--playouts", "0"], "error: Invalid value for '--playouts' / '-n': 0 is not in the "
+                          "range 1<=x<=100000"),
     (["--scheduler", "cloud"], "error: unknown scheduler 'cloud': use auto, inprocess, local"),
-    (["--workers", "0", "--scheduler", "local"], "error: Invalid value for '--workers': Input "
-                                                 "should be greater than or equal to 1"),
+    (["--workers", "0", "--scheduler", "local"], "error: Invalid value for '--workers': 0 is "
+                                                 "not in the range 1<=x<=1024"),
 ])
 def test_bad_settings_are_one_line(game_file, args, message):
     result = run("whatif", str(game_file), *args, ok=False)

@@ -21,8 +21,8 @@ from warlog.engine.fold import TAKEBACK, evolve, initial_state, live
 from warlog.engine.flow import phase_name
 from warlog.engine.narration import hits_text, order_text
 from warlog.engine.rulesets import get_ruleset
-from warlog.engine.rulesets.frontier_fire import FALLS
-from warlog.engine.rulesets.ohw_combat import halve, in_trench
+from warlog.engine.rulesets.frontier.fire import FALLS
+from warlog.engine.rulesets.ohw.combat import halve, in_trench
 from warlog.engine.rulesets.tables import load_table, rules_title
 from warlog.engine.state import SIDES, GameState
 from warlog.engine.takeback import voided

@@ -12,7 +12,8 @@ from typing import Protocol
 
 from warlog.engine.dice import SplitMix64
 from warlog.engine.game import Game, legal_orders
-from warlog.engine.rulesets import density_combat, ohw_combat
+from warlog.engine.rulesets.density import combat as density_combat
+from warlog.engine.rulesets.ohw import combat as ohw_combat
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.scenario import Scenario
 from warlog.engine.state import GameState, Unit

@@ -15,7 +15,9 @@ from typing import Any
 from warlog.engine.flow import Context, first_side
 from warlog.engine.odds import OddsError
 from warlog.engine.rules import IllegalOrder
-from warlog.engine.rulesets import density_combat, get_ruleset, ohw_phases
+from warlog.engine.rulesets import get_ruleset
+from warlog.engine.rulesets.density import combat as density_combat
+from warlog.engine.rulesets.ohw import phases as ohw_phases
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.events import model
 from warlog.events.orders import (

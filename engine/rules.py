@@ -51,13 +51,16 @@ class IllegalOrder(ValueError):
 
 @cache
 def _data() -> dict:
-    """rules.toml, then each system's own rules_*.toml (in name order), as one catalogue."""
-    folder = files("warlog.engine.rulesets")
-    names = ["rules.toml"] + sorted(f.name for f in folder.iterdir()
-                                    if f.name.startswith("rules_") and f.name.endswith(".toml"))
+    """rules.toml, then each system's own rules.toml (in name order), as one catalogue."""
+    from warlog.engine.rulesets import package, systems
+
+    rulesets = files("warlog.engine.rulesets")
+    parts = [("rules.toml", rulesets.joinpath("rules.toml"))] + [
+        (f"{name}/rules.toml", files(package(name)).joinpath("rules.toml"))
+        for name in sorted(systems()) if files(package(name)).joinpath("rules.toml").is_file()]
     merged: dict = {"source": {}, "rule": []}
-    for name in names:
-        part = tomllib.loads(folder.joinpath(name).read_text("utf-8"))
+    for name, path in parts:
+        part = tomllib.loads(path.read_text("utf-8"))
         for key, source in part.get("source", {}).items():
             if key in merged["source"]:
                 raise ValueError(f"{name}: source {key!r} is already described")

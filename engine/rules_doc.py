@@ -77,7 +77,7 @@ def _units_line(table) -> str:
 def _density_allowances() -> list[str]:
     """density.grid_scale: every density's allowance at the default scale, computed by the
     referee's own arithmetic, so the table cannot drift from the rule it shows."""
-    from warlog.engine.rulesets.density_move import cells_for
+    from warlog.engine.rulesets.density.move import cells_for
 
     table, specs = load_table("density"), option_specs("density", "density")
     period = table["periods"]["density"]

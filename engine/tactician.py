@@ -25,7 +25,8 @@ from warlog.engine import paths
 from warlog.engine.bots import (_combat_table, _defensive_ground, _end_cell, _is_shooter,
                                 _Scoring, _unit_free_orders, expected_shot)
 from warlog.engine.dice import SplitMix64
-from warlog.engine.rulesets import get_ruleset, ohw_combat
+from warlog.engine.rulesets import get_ruleset
+from warlog.engine.rulesets.ohw import combat as ohw_combat
 from warlog.engine.state import GameState, Unit
 from warlog.events.orders import (EndPhaseOrder, FightOrder, MeleeOrder, MoveOrder, Order,
                                   RouteOrder, ShootOrder)

@@ -294,7 +294,7 @@ def army(
 
     The table is rule ohw.army; --roll takes a row instead of rolling (armies by agreement)."""
     from warlog.engine.dice import SeededDice
-    from warlog.engine.rulesets.ohw_army import army_types, classes_for
+    from warlog.engine.rulesets.ohw.army import army_types, classes_for
     from warlog.engine.rulesets.tables import load_table, periods
 
     if period not in periods("ohw"):

@@ -1,7 +1,7 @@
 """Rule-system tables: the unit statistics and option definitions kept as TOML data.
 
-A rule system's table is ``engine/rulesets/{system}.toml`` with a ``[periods]`` table (other TOML
-files here, such as the rule catalogue ``rules.toml``, are not systems). Tables are read once and
+A rule system's table is ``engine/rulesets/{system}/table.toml`` (its package, named by the
+registry) with a ``[periods]`` table. Tables are read once and
 cached, so the cached data is handed out as a deep-frozen view (mappings are read-only
 ``MappingProxyType``, arrays are tuples): a caller that mutated it would silently change the rules
 for every later game in the process.
@@ -21,7 +21,9 @@ from importlib.resources import files
 from types import MappingProxyType
 from typing import Any
 
-_PACKAGE = "warlog.engine.rulesets"
+from warlog.engine.rulesets import package
+from warlog.engine.rulesets import systems as registered
+
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
 # Each rule system's name for people, in the rules reference's order (One Hour Wargames first).
 SYSTEM_TITLES = {"ohw": "One Hour Wargames", "portable": "The Portable Wargame: Ancient Battles",
@@ -51,16 +53,13 @@ def _freeze(value: Any) -> Any:
 
 @cache
 def _read(name: str) -> Mapping[str, Any]:
-    return _freeze(tomllib.loads(files(_PACKAGE).joinpath(f"{name}.toml").read_text("utf-8")))
+    return _freeze(tomllib.loads(files(package(name)).joinpath("table.toml").read_text("utf-8")))
 
 
 @cache
 def _systems() -> tuple[str, ...]:
-    names = sorted(
-        entry.name.removesuffix(".toml")
-        for entry in files(_PACKAGE).iterdir()
-        if entry.name.endswith(".toml") and _NAME.fullmatch(entry.name.removesuffix(".toml"))
-    )
+    names = sorted(name for name in registered() if _NAME.fullmatch(name)
+                   and files(package(name)).joinpath("table.toml").is_file())
     return tuple(name for name in names if "periods" in _read(name))
 
 

@@ -363,8 +363,8 @@ def test_a_scenario_gives_every_unit_a_density_and_fields_the_combat_periods_typ
 
 
 def test_every_rule_the_density_system_cites_is_in_the_catalogue():
-    sources = [*(ROOT / "engine" / "rulesets").glob("density*.py"),
-               ROOT / "engine" / "rulesets" / "density.toml"]
+    sources = [*(ROOT / "engine" / "rulesets" / "density").glob("*.py"),
+               ROOT / "engine" / "rulesets" / "density" / "table.toml"]
     text = "".join(p.read_text("utf-8") for p in sources)
     cited = set(re.findall(r'"((?:grid|ohw|density)\.[a-z_0-9.]*[a-z0-9_])"', text))
     assert {"density.move", "density.contact", "density.melee"} <= cited

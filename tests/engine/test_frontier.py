@@ -21,7 +21,8 @@ from warlog.engine.dice import RecordedDice
 from warlog.engine.game import Game, start
 from warlog.engine.geometry import GRID_KINDS, make_grid
 from warlog.engine.rules import IllegalOrder
-from warlog.engine.rulesets import frontier_fire, get_ruleset
+from warlog.engine.rulesets import get_ruleset
+from warlog.engine.rulesets.frontier import fire as frontier_fire
 from warlog.engine.scenario import scenario_from_dict
 from warlog.events.orders import BombardOrder, EndPhaseOrder, FightOrder, RouteOrder
 

@@ -245,7 +245,7 @@ OLD_TRENCHES = {"trench_cells": "start", "barrage_cover": "terrain"}  # the `bef
 def test_a_defender_that_moved_onto_open_ground_is_in_a_trench(options, moved_hits, halvings):
     from warlog.engine.analysis import unit_status
     from warlog.engine.bots import expected_shot
-    from warlog.engine.rulesets.ohw_combat import trench_cells
+    from warlog.engine.rulesets.ohw.combat import trench_cells
     from warlog.events.orders import BarrageOrder, RouteOrder
 
     game = trench_game(**options)

@@ -11,7 +11,7 @@ from warlog.engine.bots import next_order, play_out
 from warlog.engine.game import Game, legal_orders, start
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import get_ruleset
-from warlog.engine.rulesets.ohw_move import follow
+from warlog.engine.rulesets.ohw.move import follow
 from warlog.engine.scenario import bundled_scenarios
 from warlog.events.orders import (
     BarrageOrder,

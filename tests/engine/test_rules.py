@@ -51,8 +51,9 @@ def test_every_rule_the_engine_cites_is_in_the_catalogue():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2] / "engine"
-    sources_of_rules = [*(root / "rulesets").glob("*.py"), root / "flow.py",
-                        root / "rulesets" / "ohw.toml", root / "rulesets" / "portable.toml"]
+    sources_of_rules = [*(root / "rulesets").rglob("*.py"), root / "flow.py",
+                        root / "rulesets" / "ohw" / "table.toml",
+                        root / "rulesets" / "portable" / "table.toml"]
     text = "".join(p.read_text("utf-8") for p in sources_of_rules)
     known = catalogue()
     for rule in set(re.findall(r'"((?:grid|ohw|portable)\.[a-z_0-9.]*[a-z0-9_])"', text)):

@@ -23,8 +23,8 @@ from warlog.app.pictures.counters import HALF_H, HALF_W, SIDE_COLOURS, add_count
 from warlog.engine.analysis import unit_status
 from warlog.engine.reach import UnitReach
 from warlog.engine.rulesets import get_ruleset
-from warlog.engine.rulesets.density_move import allowance_words
-from warlog.engine.rulesets.ohw_combat import trench_cells
+from warlog.engine.rulesets.density.move import allowance_words
+from warlog.engine.rulesets.ohw.combat import trench_cells
 from warlog.engine.state import SIDES, GameState
 
 # Drawing order too (features over the open ground). Every kind is far from every other (at

@@ -4,7 +4,7 @@ Each player turn is artillery fire, movement, musketry and melee (napoleonic.def
 source names only the artillery phase). Formations (line, column, square; a battery limbered or
 unlimbered) are unit state changed by orders; a commander shares a unit's cell and gives it his
 bonus. Movement and its penalties are in napoleonic_move, the three kinds of combat and the
-hits table in napoleonic_fire; the tables (units, modifiers) are napoleonic.toml.
+hits table in napoleonic_fire; the tables (units, modifiers) are napoleonic/table.toml.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from warlog.engine.geometry import Cell
 from warlog.engine.reach import FireZone
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import common
-from warlog.engine.rulesets import napoleonic_fire as fire
-from warlog.engine.rulesets import napoleonic_move as move
+from warlog.engine.rulesets.napoleonic import fire
+from warlog.engine.rulesets.napoleonic import move
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.engine.rulesets import order_kinds

@@ -1,7 +1,7 @@
 """Napoleonic combat: artillery fire, musketry and melee, each die with every modifier that
 applied (its rule id and value, from the table) in its event, and the hits table.
 
-Which modifiers apply is decided here; their values and rule ids are data (napoleonic.toml).
+Which modifiers apply is decided here; their values and rule ids are data (napoleonic/table.toml).
 A unit in square has no flank or rear (every "flank or rear" modifier below).
 """
 
@@ -12,8 +12,9 @@ from typing import Any
 
 from warlog.engine.flow import Context
 from warlog.engine.geometry import Cell
-from warlog.engine.rulesets import common, napoleonic_move as move
-from warlog.engine.rulesets import portable_combat
+from warlog.engine.rulesets import common
+from warlog.engine.rulesets.napoleonic import move
+from warlog.engine.rulesets.portable import combat as portable_combat
 from warlog.engine.state import GameState, Unit
 from warlog.events import model
 

@@ -1,4 +1,4 @@
-"""One Hour Wargames on a grid (``ohw``): the referee for all seven periods in ohw.toml.
+"""One Hour Wargames on a grid (``ohw``): the referee for all seven periods in ohw/table.toml.
 
 A period's table (moves, ranges, modifiers, terrain access, halvings, special hooks) is data;
 this module is the procedure: write an order's consequences as events citing their rules. The
@@ -16,9 +16,11 @@ from typing import Any
 from warlog.engine.flow import Context
 from warlog.engine.reach import FireZone
 from warlog.engine.rules import IllegalOrder
-from warlog.engine.rulesets import common, ohw_combat, ohw_phases
-from warlog.engine.rulesets.ohw_checks import PREGAME_RULES, OrderChecks
-from warlog.engine.rulesets.ohw_move import (
+from warlog.engine.rulesets import common
+from warlog.engine.rulesets.ohw import combat as ohw_combat
+from warlog.engine.rulesets.ohw import phases as ohw_phases
+from warlog.engine.rulesets.ohw.checks import PREGAME_RULES, OrderChecks
+from warlog.engine.rulesets.ohw.move import (
     Board,
     Mover,
     Reach,

@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from warlog.engine.flow import Context
-from warlog.engine.rulesets import common, ohw_combat
-from warlog.engine.rulesets.ohw_army import army_types, classes_for, unit_ids
+from warlog.engine.rulesets import common
+from warlog.engine.rulesets.ohw import combat as ohw_combat
+from warlog.engine.rulesets.ohw.army import army_types, classes_for, unit_ids
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.events import model
 from warlog.events.model import ArmyUnit

@@ -1,7 +1,7 @@
 """One Hour Wargames army generation (``ohw.army``): the d6 tables for 3, 4 and 6 units.
 
 A roll gives how many units of each class (A, B, C, D) an army has; each period maps a class to
-its own unit type (the ``class`` of each row in ohw.toml). Used by ``warlog army`` and by
+its own unit type (the ``class`` of each row in ohw/table.toml). Used by ``warlog army`` and by
 scenarios whose armies are rolled at the start of the game (the die is a dice event in the log).
 """
 

@@ -2,7 +2,7 @@
 
 Everything here is a pure function of the position and the period's table, so the referee,
 the bots and the odds all read one account of what an attack is worth. A halving is data
-(``[[periods.<p>.halvings]]`` in ohw.toml): its name, its rule, the attacks it applies to and
+(``[[periods.<p>.halvings]]`` in ohw/table.toml): its name, its rule, the attacks it applies to and
 the conditions it needs (the target's terrain or type, the attacker's type, whether the target is
 defending or in a trench, whether the battle is before the period's ``year_split``, the value of
 an option).

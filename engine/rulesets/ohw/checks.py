@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from warlog.engine.flow import phase_name
 from warlog.engine.rules import IllegalOrder
-from warlog.engine.rulesets import common, ohw_combat, ohw_phases
-from warlog.engine.rulesets.ohw_move import Reach, follow, turn_angle
+from warlog.engine.rulesets import common
+from warlog.engine.rulesets.ohw import combat as ohw_combat
+from warlog.engine.rulesets.ohw import phases as ohw_phases
+from warlog.engine.rulesets.ohw.move import Reach, follow, turn_angle
 from warlog.engine.state import GameState, Unit
 from warlog.events.orders import (
     BarrageOrder,

@@ -1,6 +1,6 @@
 """The Portable Wargame: Ancient Battles (``portable``, Bob Cordery) on a grid: the referee.
 
-The unit table is data (portable.toml). A turn: the missile machines fire, both sides roll for
+The unit table is data (portable/table.toml). A turn: the missile machines fire, both sides roll for
 the initiative, then each side activates its units one at a time: a unit moves, or moves and
 shoots, or moves and attacks in melee (infantry may also attack, a shot or a melee, and then
 move: options.attack_then_move), and Legionaries with pila throw them before their attack
@@ -20,7 +20,7 @@ from warlog.engine.geometry import Cell
 from warlog.engine.reach import FireZone
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import common
-from warlog.engine.rulesets import portable_combat as combat
+from warlog.engine.rulesets.portable import combat
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.engine.rulesets import order_kinds

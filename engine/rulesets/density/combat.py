@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from warlog.engine.flow import Context
-from warlog.engine.rulesets import common, ohw_combat
+from warlog.engine.rulesets import common
+from warlog.engine.rulesets.ohw import combat as ohw_combat
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.events import model

@@ -17,8 +17,8 @@ from warlog.engine.flow import Context, phase_name
 from warlog.engine.reach import FireZone
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import common
-from warlog.engine.rulesets import density_combat as combat
-from warlog.engine.rulesets import density_move as move
+from warlog.engine.rulesets.density import combat
+from warlog.engine.rulesets.density import move
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.engine.rulesets import order_kinds

@@ -1,0 +1,5 @@
+"""An ancient system with formation density: the rule system's package (issue 40).
+
+A manifest, light on purpose: the registry (engine/rulesets/__init__.py) names the referee
+to import (referee.py) only when a game of this system is played; its table is table.toml.
+"""

@@ -47,8 +47,8 @@ def get_ruleset(system: str) -> Ruleset:
     ruleset = _LOADED.get(system)
     if ruleset is None:
         if system not in BUILTIN:
-            raise ValueError(f"unknown rule system {system!r}; known: density, frontier, ohw, "
-                             "napoleonic, portable")
+            raise ValueError(f"unknown rule system {system!r}; known: "
+                             f"{', '.join(sorted(BUILTIN))}")
         module, name = BUILTIN[system].split(":")
         ruleset = _LOADED[system] = getattr(import_module(module), name)()
     return ruleset

@@ -303,12 +303,13 @@ def _choosers(wanted: bool) -> Iterator[Any]:
 def events_of(ref: str, db: Path) -> list[dict]:
     """A replay file's events, read with every check and re-derived before use (trust by
     default: nothing from a file reaches the engine's readers unless it follows from its own
-    orders and dice), or a stored game's."""
-    from warlog.engine.verify import require_rederived
-    from warlog.events.replay_file import load_replay
-
+    orders and dice), or a stored game's (the store checked it as it was appended: a stored
+    game's command does not load the referee's machinery)."""
     path = Path(ref)
     if path.is_file() or (path.exists() and not path.is_dir()):  # a pipe or device: refused
+        from warlog.engine.verify import require_rederived
+        from warlog.events.replay_file import load_replay
+
         events = load_replay(path)
         with rederiving(events, ref) as how:
             require_rederived(events, ref, **how)

@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from warlog.engine.geometry import make_grid
+from warlog.engine.rulesets import get_ruleset
 from warlog.engine.scenario import Scenario, ScenarioError, scenario_from_dict
 from warlog.engine.state import GameState, Unit
 
@@ -95,18 +96,19 @@ def initial_state(event: Event) -> GameState:
                             f"{str(event[name])[:40]!r}, but the game's scenario says "
                             f"{getattr(scenario, name)!r}")
     rows = load_table(event["rule_system"])["periods"][event["period"]]["units"]
+    ruleset = get_ruleset(event["rule_system"])  # its records (State, Unit): its own fields
 
     def formation(spec) -> str | None:  # as placed, else the first its type takes (napoleonic)
         taken = rows.get(spec.type, {}).get("formations") or (None,)
         return spec.formation or taken[0]
 
     units = {
-        spec.id: Unit(id=spec.id, side=spec.side, type=spec.type, cell=tuple(spec.cell),
-                      facing=spec.facing, name=spec.name, quality=spec.quality,
-                      formation=formation(spec), density=spec.density)
+        spec.id: ruleset.Unit(id=spec.id, side=spec.side, type=spec.type, cell=tuple(spec.cell),
+                              facing=spec.facing, name=spec.name, quality=spec.quality,
+                              formation=formation(spec), density=spec.density)
         for spec in scenario.units
     }
-    return GameState(
+    return ruleset.State(
         game=event["game"],
         rule_system=event["rule_system"],
         period=event["period"],
@@ -317,8 +319,9 @@ def _army_rolled(state: GameState, e: Event) -> None:
     for spec in e["units"]:
         if spec["id"] in state.units:
             raise FoldError(f"event seq {e['seq']}: unit {spec['id']!r} is already in the game")
-        state.units[spec["id"]] = Unit(id=spec["id"], side=e["side"], type=spec["type"],
-                                       cell=tuple(spec["cell"]), facing=spec["facing"])
+        state.units[spec["id"]] = get_ruleset(state.rule_system).Unit(
+            id=spec["id"], side=e["side"], type=spec["type"], cell=tuple(spec["cell"]),
+            facing=spec["facing"])
 
 
 def _melee_rolled(state: GameState, e: Event) -> None:

@@ -1,4 +1,13 @@
-"""Game state: plain data, no rules. The fold (fold.py) is the only writer."""
+"""Game state: plain data, no rules. The fold (fold.py) is the only writer.
+
+``Unit`` and ``GameState`` hold what every rule system has: who and where a unit is, its hits,
+the per-turn marks the common procedures read, and the game's turn, phase, dice and result. A
+rule system's own state lives in its records, dataclass subclasses it names (``Ruleset.State``,
+``Ruleset.Unit``; the five built-in systems share engine/rulesets/common/legacy.py), so the
+referees keep writing ``unit.fought`` as plain attributes and the fold builds the system's
+records. The methods here (public, checksum, copy) cover the core fields; a record with fields
+of its own overrides them.
+"""
 
 from __future__ import annotations
 
@@ -33,19 +42,6 @@ class Unit:
     moved: bool = False  # counts as having moved, for the rules on shooting after moving
     shot: bool = False  # has shot this player turn
     attacked: str | None = None  # the enemy it attacked this player turn
-    reformed: bool = False  # has changed formation this player turn
-    out_of_ammo: bool = False  # may not shoot for the rest of the game (ohw.pike_and_shot.ammo)
-    formation: str | None = None  # e.g. "square" (ohw.horse_and_musket.square)
-    fought: bool = False  # has made its attack this turn (activation systems)
-    done: bool = False  # its activation is over for this turn
-    charged: str | None = None  # the enemy it last attacked in melee
-    pila_used: bool = False  # has thrown its pila (portable.pila)
-    fired: bool = False  # a battery that has fired this turn (frontier.artillery)
-    moved_cells: int = 0  # cells moved this player turn (napoleonic.move.fire_penalty)
-    aimed: Cell | None = None  # the cell a battery fired at, and in which turn (napoleonic)
-    aimed_turn: int = 0
-    density: int | None = None  # formation density (density), from the scenario
-    disordered: int = 0  # figures out of formation (density.disorder_test)
 
     def public(self) -> dict[str, Any]:
         """What a player sees of the unit (the JSON of `warlog show`)."""
@@ -58,10 +54,6 @@ class Unit:
             "facing": self.facing,
             "hits": self.hits,
             "removed": self.removed,
-            "out_of_ammo": self.out_of_ammo,
-            "formation": self.formation,
-            **({"density": self.density, "disordered": self.disordered}
-               if self.density is not None else {}),
         }
 
 
@@ -85,20 +77,9 @@ class GameState:
     turn: int = 0
     side: str | None = None
     phase: str | None = None
-    melees: list[tuple[str, str]] = field(default_factory=list)  # (attacker, defender), oldest first
     dice_rolled: int = 0
-    spotted: list[tuple[str, str]] = field(default_factory=list)  # (spotter, enemy) this turn
-    defender: str | None = None  # the defending side (ohw.machine_age.trenches)
-    trenches: list[Cell] = field(default_factory=list)  # open cells held as the roles are chosen
-    barrage_targets: int | None = None  # how many units the pre-game barrage may strike
     first_side: str | None = None  # who won this turn's initiative (else the scenario's first)
-    active: str | None = None  # the unit being activated (activation systems)
-    active_moved: int = 0  # cells the active unit has moved in this activation
     pending: list[dict[str, Any]] = field(default_factory=list)  # choices owed by a player
-    exhaustion: dict[str, int] = field(default_factory=dict)  # side -> exhaustion point
-    exhausted: dict[str, int] = field(default_factory=dict)  # side -> turn it became exhausted
-    marked: list[str] = field(default_factory=list)  # destroyed by artillery, not yet removed
-    offers: list[tuple[str, Cell]] = field(default_factory=list)  # (unit, cell) it may advance to
     ended: bool = False
     winner: str | None = None
     end_reason: str | None = None
@@ -115,44 +96,23 @@ class GameState:
                 return u
         return None
 
-    def engaged(self, unit_id: str) -> list[str]:
-        """Enemies in melee with this unit, oldest melee first."""
-        out = []
-        for attacker, defender in self.melees:
-            if attacker == unit_id:
-                out.append(defender)
-            elif defender == unit_id:
-                out.append(attacker)
-        return out
-
-    def in_melee(self, unit_id: str) -> bool:
-        for attacker, defender in self.melees:
-            if attacker == unit_id or defender == unit_id:
-                return True
-        return False
-
-    # -- copies and digests --------------------------------------------------------------------
-    def copy(self) -> GameState:
-        """An independent copy (units and the containers the fold changes are the mutable
-        parts; scenario, grid, terrain and memo are shared). Field by field (``_cloner``), not by
-        ``dataclasses.replace``: decide copies the state on every order."""
-        state = _clone_state(self)
-        state.units = {k: _clone_unit(u) for k, u in self.units.items()}
-        state.melees = list(self.melees)
-        state.spotted = list(self.spotted)
-        state.trenches = list(self.trenches)
-        state.pending = list(self.pending)
-        state.exhaustion = dict(self.exhaustion)
-        state.exhausted = dict(self.exhausted)
-        state.marked = list(self.marked)
-        state.offers = list(self.offers)
-        return state
-
     @property
     def to_act(self) -> str | None:
         """The side whose order the game waits for: a player owing a choice, else the side
         whose phase it is."""
         return self.pending[0]["side"] if self.pending else self.side
+
+    # -- copies and digests --------------------------------------------------------------------
+    def copy(self) -> GameState:
+        """An independent copy (units and the containers the fold changes are the mutable
+        parts; scenario, grid, terrain and memo are shared). Field by field
+        (``clone_with_units``), not by ``dataclasses.replace``: decide copies the state on every
+        order. A record with containers of its own overrides this and copies them too (calling
+        the core's as ``GameState.copy(self)`` if it must: the zero-argument ``super()`` fails in
+        a slotted dataclass before Python 3.14)."""
+        state = clone_with_units(self)
+        state.pending = list(self.pending)
+        return state
 
     def public(self) -> dict[str, Any]:
         """The state a player can see, as JSON-ready data (no scenario, no grid)."""
@@ -165,65 +125,28 @@ class GameState:
             "ended": self.ended,
             "winner": self.winner,
             "end_reason": self.end_reason,
-            "melees": [list(m) for m in self.melees],
-            "spotted": [list(p) for p in self.spotted],
-            "defender": self.defender,
-            "trenches": [list(c) for c in self.trenches],
             "first_side": self.first_side,
             "pending": list(self.pending),
-            "exhaustion": dict(self.exhaustion),
-            "exhausted": dict(self.exhausted),
-            "marked": list(self.marked),
-            "offers": [[u, list(c)] for u, c in self.offers],
             "units": [u.public() for u in self.units.values()],
         }
 
-    def _unit_state(self) -> dict[str, list[Any]]:
-        """The unit fields only some rule systems read (``Ruleset.unit_state``), for those
-        systems' games alone: the others' checksums stay as they were."""
-        from warlog.engine.rulesets import get_ruleset
-
-        fields = getattr(get_ruleset(self.rule_system), "unit_state", ())
-        if not fields:
-            return {}
-        return {u.id: [list(v) if isinstance(v, tuple) else v for v in
-                       (getattr(u, f) for f in fields)] for u in self.units.values()}
-
     def checksum(self) -> str:
-        """sha256 of everything the rules read, in a canonical byte form. State that only some
-        periods have (ammunition, formations, spotting, trenches) joins the digest only once it
-        is set, so a game without any digests as it did before those periods existed."""
+        """sha256 of everything the rules read, in a canonical byte form (orjson, insertion
+        order: the layout is the dict's order). The core's fields only: a record with fields of
+        its own overrides this, as the built-in systems' legacy record does with the layout
+        every stored game was written with."""
         body: dict[str, Any] = {
             "turn": self.turn,
             "side": self.side,
             "phase": self.phase,
             "dice_rolled": self.dice_rolled,
-            "melees": [list(m) for m in self.melees],
             "units": [
-                [u.id, u.side, u.type, list(u.cell), u.facing, u.hits, u.removed, u.acted, u.moved, u.shot,
-                 u.attacked]
+                [u.id, u.side, u.type, list(u.cell), u.facing, u.hits, u.removed, u.acted,
+                 u.moved, u.shot, u.attacked]
                 for u in self.units.values()
             ],
         }
-        extra = {
-            "spotted": [list(p) for p in self.spotted],
-            "defender": self.defender,
-            "trenches": [list(c) for c in self.trenches],
-            "barrage_targets": self.barrage_targets,
-            "first_side": self.first_side,
-            "active": [self.active, self.active_moved] if self.active else None,
-            "pending": self.pending,
-            "exhaustion": dict(sorted(self.exhaustion.items())),  # key order is not a fact
-            "exhausted": dict(sorted(self.exhausted.items())),
-            "marked": self.marked,
-            "offers": [[u, list(c)] for u, c in self.offers],
-            "units": {u.id: [u.reformed, u.out_of_ammo, u.formation, u.fought, u.done, u.charged,
-                             u.pila_used] + ([u.fired] if u.fired else [])
-                      for u in self.units.values()
-                      if u.reformed or u.out_of_ammo or u.formation is not None or u.fought
-                      or u.done or u.charged or u.pila_used or u.fired},
-            "unit_state": self._unit_state(),
-        }
+        extra = {"first_side": self.first_side, "pending": self.pending}
         extra = {key: value for key, value in extra.items() if value}
         if extra:
             body["period_state"] = extra
@@ -240,5 +163,22 @@ def _cloner(cls):
     return namespace["clone"]
 
 
-_clone_unit = _cloner(Unit)
-_clone_state = _cloner(GameState)
+CLONERS: dict[type, Any] = {}
+"""type(obj) -> a function returning a shallow field-by-field copy of obj: one per record class,
+written the first time one of its instances is copied (a subclass's copies its own fields too).
+A plain dict, not one with ``__missing__``: only an exact dict's lookup is the interpreter's fast
+path, and decide looks one up for every unit of every copy."""
+
+
+def clone_with_units(state: GameState) -> Any:
+    """A shallow copy of ``state`` whose units are shallow copies too, each by its own class's
+    cloner: the records' part of ``copy``, the containers being each record's to copy."""
+    try:
+        copied = CLONERS[type(state)](state)
+        copied.units = {k: CLONERS[type(u)](u) for k, u in state.units.items()}
+    except KeyError:  # a class copied for the first time: write its cloner, then copy
+        for cls in (type(state), *map(type, state.units.values())):
+            if cls not in CLONERS:
+                CLONERS[cls] = _cloner(cls)
+        return clone_with_units(state)
+    return copied

@@ -19,6 +19,10 @@ from warlog.events.orders import Order
 
 class Ruleset(Protocol):
     system: str
+    # Its records: the dataclasses (subclasses of the core's GameState and Unit) the fold builds
+    # a game's state and units from, holding the system's own fields beside the core's.
+    State: type[GameState]
+    Unit: type[Unit]
     automatic_phases: frozenset[str]
     checksum_rules: tuple[str, ...]  # cited by the state checksum that closes every turn
     measure: str  # "hits" (hits taken count up) or "strength" (strength points count down)

@@ -17,6 +17,7 @@ from warlog.engine.flow import Context, phase_name
 from warlog.engine.reach import FireZone
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import common
+from warlog.engine.rulesets.common.legacy import LegacyState, LegacyUnit
 from warlog.engine.rulesets.density import combat
 from warlog.engine.rulesets.density import move
 from warlog.engine.rulesets.tables import load_table
@@ -32,6 +33,9 @@ PHASE_RULES = {"actions": ("density.actions",), "melee": ("density.actions", "de
 
 class Density:
     system = "density"
+    # Its records: the state and units the fold builds (the five built-in systems share them).
+    State = LegacyState
+    Unit = LegacyUnit
     # The orders it gives, as a player points at the board (engine/rulesets/order_kinds.py).
     orders = (order_kinds.ROUTE, order_kinds.SHOOT, order_kinds.REFORM, order_kinds.END_PHASE)
     automatic_phases = frozenset({"melee", "removal"})

@@ -17,6 +17,7 @@ from warlog.engine.geometry import Cell
 from warlog.engine.reach import FireZone
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import common
+from warlog.engine.rulesets.common.legacy import LegacyState, LegacyUnit
 from warlog.engine.rulesets.frontier import fire
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
@@ -30,6 +31,9 @@ ORDER_PHASE = {"bombard": "artillery", "route": "movement", "fight": "combat"}
 
 class Frontier:
     system = "frontier"
+    # Its records: the state and units the fold builds (the five built-in systems share them).
+    State = LegacyState
+    Unit = LegacyUnit
     # The orders it gives, as a player points at the board (engine/rulesets/order_kinds.py).
     orders = (order_kinds.ROUTE, order_kinds.BOMBARD, order_kinds.FIGHT, order_kinds.END_PHASE)
     automatic_phases = frozenset({"artillery_losses", "initiative"})

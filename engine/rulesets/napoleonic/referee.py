@@ -16,6 +16,7 @@ from warlog.engine.geometry import Cell
 from warlog.engine.reach import FireZone
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import common
+from warlog.engine.rulesets.common.legacy import LegacyState, LegacyUnit
 from warlog.engine.rulesets.napoleonic import fire
 from warlog.engine.rulesets.napoleonic import move
 from warlog.engine.rulesets.tables import load_table
@@ -41,6 +42,9 @@ PHASE_RULES = {"artillery": "napoleonic.artillery_fire", "movement": "napoleonic
 
 class Napoleonic:
     system = "napoleonic"
+    # Its records: the state and units the fold builds (the five built-in systems share them).
+    State = LegacyState
+    Unit = LegacyUnit
     # The orders it gives, as a player points at the board (engine/rulesets/order_kinds.py).
     orders = (order_kinds.ROUTE, order_kinds.SHOOT, order_kinds.MELEE, order_kinds.HIT_CHOICE,
               order_kinds.FORMATION, order_kinds.BOMBARD, order_kinds.END_PHASE)

@@ -17,6 +17,7 @@ from warlog.engine.flow import Context
 from warlog.engine.reach import FireZone
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import common
+from warlog.engine.rulesets.common.legacy import LegacyState, LegacyUnit
 from warlog.engine.rulesets.ohw import combat as ohw_combat
 from warlog.engine.rulesets.ohw import phases as ohw_phases
 from warlog.engine.rulesets.ohw.checks import PREGAME_RULES, OrderChecks
@@ -47,6 +48,9 @@ from warlog.events.orders import (
 
 class OneHourWargames(OrderChecks):
     system = "ohw"
+    # Its records: the state and units the fold builds (the five built-in systems share them).
+    State = LegacyState
+    Unit = LegacyUnit
     # The orders it gives, as a player points at the board (engine/rulesets/order_kinds.py).
     orders = (order_kinds.MOVE, order_kinds.ROUTE, order_kinds.SHOOT, order_kinds.TURN_TO_FACE,
               order_kinds.FORMATION, order_kinds.ROLES, order_kinds.BARRAGE, order_kinds.END_PHASE)

@@ -20,6 +20,7 @@ from warlog.engine.geometry import Cell
 from warlog.engine.reach import FireZone
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import common
+from warlog.engine.rulesets.common.legacy import LegacyState, LegacyUnit
 from warlog.engine.rulesets.portable import combat
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
@@ -40,6 +41,9 @@ UNIT_ORDERS = (RouteOrder, ShootOrder, MeleeOrder)
 
 class PortableWargame:
     system = "portable"
+    # Its records: the state and units the fold builds (the five built-in systems share them).
+    State = LegacyState
+    Unit = LegacyUnit
     # The orders it gives, as a player points at the board (engine/rulesets/order_kinds.py).
     orders = (order_kinds.ROUTE, order_kinds.SHOOT, order_kinds.MELEE, order_kinds.HIT_CHOICE, order_kinds.END_PHASE)
     automatic_phases = frozenset({"initiative", "muster"})

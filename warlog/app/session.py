@@ -249,7 +249,7 @@ class Session(TakeBackAsks):
         if self.linked and self.holds is None:
             raise SeatError("this page watches (it holds no seat link): notes are written "
                             "from a player's seat")
-        return self._recorded(lambda: self.recorder.note(text, self.author()))
+        return self._moved_on(lambda: self.recorder.note(text, self.author()))
 
     def plannable(self) -> list[str]:
         """The sides this page may write a plan for: a person's side this page plays (its own
@@ -267,7 +267,7 @@ class Session(TakeBackAsks):
                             "the side's own player, before its first order")
         name = self.state.players.get(side)
         author = None if name is None or Seat.of_player(name).bot else name
-        return self._recorded(lambda: self.recorder.note(text, author, plan_of=side))
+        return self._moved_on(lambda: self.recorder.note(text, author, plan_of=side))
 
     def author(self) -> str | None:
         """Who this page writes as: the seat's player (a person, never a bot)."""
@@ -286,7 +286,7 @@ class Session(TakeBackAsks):
         before, side = self.state.copy(), self.state.to_act  # folded forward in place
         order = next_order(self.state)
         label, notation = self.label(order), format_order(order)
-        events = self._recorded(lambda: self.recorder.append_bot_order(order))
+        events = self._moved_on(lambda: self.recorder.append_bot_order(order))
         because = order_reasons.why(before, order, self.state)
         return BotStep(order, events, f"{seat.name} ({side}): {label} — {notation}"
                        + (f" · {because}" if because else ""))
@@ -302,7 +302,7 @@ class Session(TakeBackAsks):
                 check_person(side, seat.name)
         who = self.seat_to_act
         by = None if who is None or who.bot else who.name
-        return self._recorded(lambda: self.recorder.change_seats(
+        return self._moved_on(lambda: self.recorder.change_seats(
             {side: seat.name for side, seat in seats.items()}, by))
 
     def concedable(self) -> list[str]:
@@ -320,7 +320,7 @@ class Session(TakeBackAsks):
         if side not in self.concedable():
             raise SeatError(f"this page may not concede for {side}")
         by = self.state.players.get(side)
-        return self._recorded(lambda: self.recorder.concede(side, by))
+        return self._moved_on(lambda: self.recorder.concede(side, by))
 
     def refresh(self) -> bool:
         """Read the game again if anyone appended since; True if it moved on. An order waiting
@@ -340,10 +340,6 @@ class Session(TakeBackAsks):
         except ConcurrencyError:  # the Recorder has read the game again
             self._legal = None
             raise GameMovedOn(GameMovedOn.LINE) from None
-
-    def _recorded(self, append):
-        """An append the Recorder checks itself (its refusals are PlayErrors already)."""
-        return self._moved_on(append)
 
     def _input(self, append) -> list[Event] | DiceNeeded:
         try:

@@ -489,3 +489,25 @@ def test_two_seats_ask_refuse_and_agree_and_a_request_goes_stale(store, scenario
     assert mine.refresh() and mine.state.to_act == side and mine.take_back_asked() is None
     assert mine.take_back_sides() == {}
     assert verify(store.read(gid)).ok
+
+
+def test_a_persons_order_for_a_bots_side_is_refused_in_a_players_words(tmp_path):
+    """Either face may offer it (the page, the table): the line names the bot and the rule,
+    never the session's own method names."""
+    from warlog.app.start import start_game
+    from warlog.engine.scenario import load_scenario
+    from warlog.events.orders import EndPhaseOrder
+    from warlog.events.sqlite_store import SQLiteEventStore
+
+    with SQLiteEventStore(tmp_path / "b.db") as store:
+        scenario = load_scenario("ancients-river-crossing")
+        start_game(store, scenario, game_id="b", dice="seeded", seed=1,
+                   seats={"red": Seat.of_player("aggressive"),
+                          "blue": Seat.of_player("aggressive")})
+        table = Session(store, "b")
+        side = table.state.to_act
+        with pytest.raises(PlayError) as refused:
+            table.give(EndPhaseOrder())
+        assert str(refused.value) == (f"{side} is played by the aggressive bot, which gives its "
+                                      "own orders: a person orders only a side a person plays")
+        assert store.last_seq("b") == len(store.read("b"))  # nothing written

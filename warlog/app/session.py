@@ -213,8 +213,8 @@ class Session(TakeBackAsks):
         holds this side."""
         seat = self.seat_to_act
         if seat is not None and seat.bot:
-            raise PlayError(f"{self.state.to_act} is played by the {seat.name} bot: "
-                            "let it move (bot_step)")
+            raise PlayError(f"{self.state.to_act} is played by the {seat.name} bot, which gives "
+                            "its own orders: a person orders only a side a person plays")
         self._check_seat()
         return self._input(lambda: self.recorder.give(order, faces))
 

@@ -11,6 +11,12 @@ evolve knows no rules and rolls no dice: it writes down what an event says happe
 replay therefore never runs the rules, and is fast. Events are the canonical JSON dicts the store
 and replay files hold. For speed evolve updates ``state`` in place and returns it; callers that
 need the old state keep a ``copy()``.
+
+This module folds only what every game has (issue 40: the core names no rule system). A system's
+own event kinds are folded in its package (engine/rulesets/<system>/folds.py, common/folds.py for
+the kinds several write), gathered by the registry (``rulesets.event_folds``); what the core's
+kinds do to a system's own fields (a phase's marks, the cells a unit moved) is a hook its records
+name (``State.fold_hooks``), run right after the core's part. Each system's table is built once.
 """
 
 from __future__ import annotations
@@ -124,48 +130,50 @@ def initial_state(event: Event) -> GameState:
     )
 
 
-def _unit(state: GameState, event: Event, key: str = "unit") -> Unit:
+Fold = Callable[[GameState, Event], None]
+
+
+def unit_of(state: GameState, event: Event, key: str = "unit") -> Unit:
+    """The unit an event names under ``key``; FoldError naming the event if the game has none
+    (the packages' folds, engine/rulesets/*/folds.py, find their units through it too)."""
     try:
         return state.units[event[key]]
     except KeyError:
         raise FoldError(f"event seq {event['seq']}: no unit {event.get(key)!r} in this game") from None
 
 
-def _phase_started(state: GameState, e: Event) -> None:
-    state.turn, state.side, state.phase = e["turn"], e["side"], e["phase"]
-    state.offers = []  # an advance is taken in the phase it is won, or not at all
-    if e["phase"] == "movement":  # a new player turn: its units may act again
-        state.spotted = []
-        for u in state.units.values():
-            if u.side == e["side"]:
-                u.acted = u.moved = u.shot = u.reformed = False
-                u.attacked = None
-                u.moved_cells = 0
-    elif e["phase"] == "actions":  # density: each unit of the side takes one action again
-        for u in state.units.values():
-            if u.side == e["side"]:
-                u.acted = u.moved = u.shot = u.reformed = False
-                u.attacked = None
-                u.moved_cells = 0
-    elif e["phase"] == "activation":  # an activation system's player turn
-        state.active, state.active_moved = None, 0
-        for u in state.units.values():
-            if u.side == e["side"]:
-                u.acted = u.moved = u.shot = u.fought = u.done = u.reformed = False
-    elif e["phase"] == "artillery":  # Frontier: a side's turn starts with its artillery
-        for u in state.units.values():
-            if u.side == e["side"]:
-                u.fired = u.fought = False
-    elif e["phase"] == "missile_machines":
-        for u in state.units.values():
-            if u.side == e["side"]:
-                u.fought = u.shot = False
+def _hooked_folds(hooks: dict[str, Fold]) -> dict[str, Fold]:
+    """The core's folds of the kinds a rule system may follow with a hook of its own
+    (``State.fold_hooks``, event kind -> hook): each writes the core's part, then calls the
+    hook. Built per rule system, the hook a closure's cell: one call less per event than a
+    wrapper or a ``partial`` (phase starts and moves are a quarter of a game's events). An
+    order's core part is nothing (an order is an input), so its hook is its whole fold. A hook
+    for any other kind is refused: it would never run."""
+    unknown = sorted(set(hooks) - {"phase_started", "order_given", "unit_moved", "unit_removed"})
+    if unknown:
+        raise ValueError(f"no core fold takes a hook for {', '.join(unknown)}")
+    on_phase_started = hooks.get("phase_started", _nothing)
+    on_unit_moved = hooks.get("unit_moved", _nothing)
+    on_unit_removed = hooks.get("unit_removed", _nothing)
 
+    def phase_started(state: GameState, e: Event) -> None:
+        state.turn, state.side, state.phase = e["turn"], e["side"], e["phase"]
+        on_phase_started(state, e)
 
-def _order_given(state: GameState, e: Event) -> None:
-    order = e["order"]
-    if order["type"] in ("move", "route"):  # the unit has had its one move order this turn
-        _unit(state, {"seq": e["seq"], "unit": order["unit"]}).acted = True
+    def unit_moved(state: GameState, e: Event) -> None:
+        u = unit_of(state, e)
+        u.cell = tuple(e["to_cell"])
+        u.moved = True
+        on_unit_moved(state, e)
+
+    def unit_removed(state: GameState, e: Event) -> None:
+        u = unit_of(state, e)
+        u.removed = True
+        state.pending = [p for p in state.pending if p["unit"] != u.id]
+        on_unit_removed(state, e)
+
+    return {"phase_started": phase_started, "order_given": hooks.get("order_given", _nothing),
+            "unit_moved": unit_moved, "unit_removed": unit_removed}
 
 
 def _dice_rolled(state: GameState, e: Event) -> None:
@@ -173,187 +181,10 @@ def _dice_rolled(state: GameState, e: Event) -> None:
 
 
 def _unit_turned(state: GameState, e: Event) -> None:
-    u = _unit(state, e)
+    u = unit_of(state, e)
     u.facing = e["to_facing"]
     if e.get("used_move"):
         u.moved = True
-
-
-def _unit_moved(state: GameState, e: Event) -> None:
-    u = _unit(state, e)
-    u.cell = tuple(e["to_cell"])
-    u.moved = True
-    u.moved_cells += len(e["path"])
-    state.offers = [o for o in state.offers if o[0] != u.id]
-    if state.phase == "melee":  # napoleonic.advance: a unit that advances may fight again
-        u.fought = False
-    if state.active == u.id:
-        state.active_moved += len(e["path"])
-
-
-def _initiative_won(state: GameState, e: Event) -> None:
-    state.first_side = e["winner"]
-
-
-def _unit_activated(state: GameState, e: Event) -> None:
-    if state.active is not None:
-        _unit(state, {"seq": e["seq"], "unit": state.active}).done = True
-    _unit(state, e)
-    state.active, state.active_moved = e["unit"], 0
-
-
-def _attack_rolled(state: GameState, e: Event) -> None:
-    source = _unit(state, e, "source")
-    _unit(state, e, "target")
-    if e["attack"] == "strike_back":
-        return
-    if e["attack"] == "artillery":  # napoleonic: a battery, and the cell it fired at
-        source.fired = True
-        source.aimed, source.aimed_turn = state.units[e["target"]].cell, e["turn"]
-        return
-    if e["attack"] == "musketry":  # napoleonic: once a turn, and no bar to a melee after it
-        source.shot = True
-        return
-    if e["attack"] == "pila_volley":  # portable.pila_throw: thrown before the attack, not it
-        source.pila_used = True
-        return
-    source.fought = True
-    if e["attack"] == "melee":
-        source.charged = e["target"]
-    else:
-        source.shot = True
-        if e["attack"] == "pila":
-            source.pila_used = True
-
-
-def _hit_taken(state: GameState, e: Event) -> None:
-    u = _unit(state, e)
-    if e["outcome"] == "choose":
-        state.pending.append({"unit": u.id, "side": u.side, "attacker": e["attacker"],
-                              "retreat_to": list(e["retreat_to"])})
-
-
-def _strength_lost(state: GameState, e: Event) -> None:
-    u = _unit(state, e)
-    u.hits = e["total"]
-    state.pending = [p for p in state.pending if p["unit"] != u.id]
-
-
-def _unit_retreated(state: GameState, e: Event) -> None:
-    u = _unit(state, e)
-    u.cell = tuple(e["to_cell"])
-    state.pending = [p for p in state.pending if p["unit"] != u.id]
-
-
-def _unit_marked(state: GameState, e: Event) -> None:
-    _unit(state, e)
-    if e["unit"] not in state.marked:
-        state.marked.append(e["unit"])
-
-
-def _shell_landed(state: GameState, e: Event) -> None:
-    _unit(state, e).fired = True
-
-
-def _combat_fought(state: GameState, e: Event) -> None:
-    _unit(state, e, "target")
-    for attacker in e["attackers"]:
-        _unit(state, {"seq": e["seq"], "unit": attacker}).fought = True
-
-
-def _exhaustion_points(state: GameState, e: Event) -> None:
-    state.exhaustion = dict(e["points"])
-
-
-def _army_exhausted(state: GameState, e: Event) -> None:
-    state.exhausted[e["side"]] = e["turn"]
-
-
-def _melee_joined(state: GameState, e: Event) -> None:
-    _unit(state, e, "attacker").attacked = e["defender"]
-    _unit(state, e, "defender")
-    state.melees.append((e["attacker"], e["defender"]))
-
-
-def _melee_ended(state: GameState, e: Event) -> None:
-    pair = (e["attacker"], e["defender"])
-    if pair not in state.melees:
-        raise FoldError(f"event seq {e['seq']}: {pair[0]} and {pair[1]} are not in melee")
-    state.melees.remove(pair)
-
-
-def _hits_inflicted(state: GameState, e: Event) -> None:
-    _unit(state, e, "target").hits = e["total"]
-    if e["attack"] == "shooting":
-        _unit(state, e, "source").shot = True
-
-
-def _out_of_ammo(state: GameState, e: Event) -> None:
-    _unit(state, e).out_of_ammo = True
-
-
-def _formation_changed(state: GameState, e: Event) -> None:
-    u = _unit(state, e)
-    u.formation = e["to_formation"]
-    u.reformed = True
-
-
-def _enemies_spotted(state: GameState, e: Event) -> None:
-    state.spotted = [tuple(pair) for pair in e["seen"]]
-
-
-def _roll_off(state: GameState, e: Event) -> None:
-    state.side = e["winner"]
-
-
-def _roles_chosen(state: GameState, e: Event) -> None:
-    state.defender = e["defender"]
-    state.trenches = [tuple(c) for c in e["trenches"]]
-
-
-def _barrage_planned(state: GameState, e: Event) -> None:
-    state.barrage_targets = e["targets"]
-
-
-def _army_rolled(state: GameState, e: Event) -> None:
-    for spec in e["units"]:
-        if spec["id"] in state.units:
-            raise FoldError(f"event seq {e['seq']}: unit {spec['id']!r} is already in the game")
-        state.units[spec["id"]] = get_ruleset(state.rule_system).Unit(
-            id=spec["id"], side=e["side"], type=spec["type"], cell=tuple(spec["cell"]),
-            facing=spec["facing"])
-
-
-def _melee_rolled(state: GameState, e: Event) -> None:
-    u = _unit(state, e)
-    _unit(state, e, "opponent")
-    if e["attacking"]:
-        u.fought, u.charged = True, e["opponent"]
-
-
-def _advance_offered(state: GameState, e: Event) -> None:
-    _unit(state, e)
-    state.offers.append((e["unit"], tuple(e["cell"])))
-
-
-def _disorder_tested(state: GameState, e: Event) -> None:
-    _unit(state, e).disordered += e["figures"]
-
-
-def _unit_reformed(state: GameState, e: Event) -> None:
-    u = _unit(state, e)
-    u.disordered = 0
-    u.reformed = True
-
-
-def _unit_removed(state: GameState, e: Event) -> None:
-    u = _unit(state, e)
-    u.removed = True
-    state.offers = [o for o in state.offers if o[0] != u.id]
-    state.melees = [m for m in state.melees if u.id not in m]
-    state.pending = [p for p in state.pending if p["unit"] != u.id]
-    if u.id in state.marked:
-        state.marked.remove(u.id)
 
 
 def _game_ended(state: GameState, e: Event) -> None:
@@ -380,38 +211,9 @@ def _taken_back(state: GameState, e: Event) -> None:
     state.dice_rolled = e["dice_rolled"]  # the dice go on forward: never the same dice again
 
 
-_APPLY: dict[str, Callable[[GameState, Event], None]] = {
-    "phase_started": _phase_started,
-    "order_given": _order_given,
+_CORE: dict[str, Fold] = {
     "dice_rolled": _dice_rolled,
     "unit_turned": _unit_turned,
-    "unit_moved": _unit_moved,
-    "melee_joined": _melee_joined,
-    "hits_inflicted": _hits_inflicted,
-    "melee_ended": _melee_ended,
-    "out_of_ammo": _out_of_ammo,
-    "formation_changed": _formation_changed,
-    "enemies_spotted": _enemies_spotted,
-    "roll_off": _roll_off,
-    "roles_chosen": _roles_chosen,
-    "barrage_planned": _barrage_planned,
-    "army_rolled": _army_rolled,
-    "initiative_won": _initiative_won,
-    "unit_activated": _unit_activated,
-    "attack_rolled": _attack_rolled,
-    "hit_taken": _hit_taken,
-    "strength_lost": _strength_lost,
-    "unit_retreated": _unit_retreated,
-    "exhaustion_points": _exhaustion_points,
-    "shell_landed": _shell_landed,
-    "unit_marked": _unit_marked,
-    "combat_fought": _combat_fought,
-    "melee_rolled": _melee_rolled,
-    "advance_offered": _advance_offered,
-    "disorder_tested": _disorder_tested,
-    "unit_reformed": _unit_reformed,
-    "army_exhausted": _army_exhausted,
-    "unit_removed": _unit_removed,
     "state_checksum": _nothing,
     "note": _nothing,  # a player's comment: no fact of the battle
     "order_retracted": _nothing,  # an order taken back before its dice: never decided
@@ -420,6 +222,39 @@ _APPLY: dict[str, Callable[[GameState, Event], None]] = {
     "side_conceded": _nothing,  # the game_ended the engine writes after it ends the game
     "game_ended": _game_ended,
 }
+"""The core's other kinds: no rule system adds to what they write (a turn writes only what every
+system has: facing, and ``moved`` when the turn used the move)."""
+
+
+def _fold_table(system: str) -> dict[str, Fold]:
+    """Every kind a game of ``system`` may fold: the core's, each followed by the system's hook
+    where its records name one (``State.fold_hooks``), and every package's kinds (the registry's
+    one table: a forged log holding another system's kind folds as it always did)."""
+    from warlog.engine.rulesets import event_folds
+
+    hooks = getattr(get_ruleset(system).State, "fold_hooks", {})
+    table = _hooked_folds(hooks)
+    table.update(_CORE)
+    table.update(event_folds())
+    return table
+
+
+_TABLES: dict[str, dict[str, Fold]] = {}
+"""Rule system -> its fold table, built the first time a game of it folds in this process (a
+state may arrive pickled in a worker that never started a game) and kept: evolve, the hottest
+loop, looks a kind up on every event (a plain dict: its lookups are the fastest)."""
+
+
+def _first_fold(state: GameState, event: Event) -> Fold:
+    """The fold of ``event`` when the fast lookup missed: the rule system's table built (its
+    first event in this process), or FoldError for a kind no table has."""
+    table = _TABLES.get(state.rule_system)
+    if table is None:
+        table = _TABLES[state.rule_system] = _fold_table(state.rule_system)
+    apply = table.get(event["kind"])
+    if apply is None:
+        raise FoldError(f"event seq {event['seq']}: unknown event kind {event['kind']!r}")
+    return apply
 
 
 def live(events: Iterable[Event]) -> list[Event]:
@@ -444,9 +279,10 @@ def evolve(state: GameState | None, event: Event, *, check: bool = True) -> Game
         return initial_state(event)
     if state is None:
         raise FoldError(f"event seq {event['seq']}: the first event must be game_started")
-    apply = _APPLY.get(kind)
-    if apply is None:
-        raise FoldError(f"event seq {event['seq']}: unknown event kind {kind!r}")
+    try:
+        apply = _TABLES[state.rule_system][kind]
+    except KeyError:  # the system's first event in this process, or a kind nobody folds
+        apply = _first_fold(state, event)
     if check and kind == "state_checksum":
         actual = state.checksum()
         if actual != event["sha256"]:

@@ -10,8 +10,10 @@ nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cache
 from importlib import import_module
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from warlog.engine.rulesets.base import Ruleset
@@ -52,3 +54,23 @@ def get_ruleset(system: str) -> Ruleset:
         module, name = BUILTIN[system].split(":")
         ruleset = _LOADED[system] = getattr(import_module(module), name)()
     return ruleset
+
+
+@cache
+def event_folds() -> dict[str, Callable[[Any, dict[str, Any]], None]]:
+    """Event kind -> its fold, for every kind a package owns (each package's ``folds.FOLDS``:
+    ``common`` first, then the systems in registry order); the core's kinds are engine/fold.py's.
+
+    One table for every system (the plan's conservative choice, section 4.2): a log forged to
+    hold another system's kind folds as it did before the folds moved into the packages. A kind
+    two packages claim is an error, not an override, so no package's fold is silently lost.
+    Built once: the fold modules are light (they import no referee)."""
+    table: dict[str, Callable[[Any, dict[str, Any]], None]] = {}
+    for name in ("common", *BUILTIN):
+        folds = import_module(f"{__name__}.{name}.folds").FOLDS
+        for kind in folds:
+            if kind in table:
+                raise ValueError(f"event kind {kind!r} is folded by two packages (the second: "
+                                 f"{name})")
+        table.update(folds)
+    return table

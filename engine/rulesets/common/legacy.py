@@ -19,11 +19,13 @@ write their keys in their own order, which is today's.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 
+from warlog.engine.fold import Event, unit_of as _unit
 from warlog.engine.geometry import Cell
 from warlog.engine.state import GameState, Unit, _cloner
 
@@ -75,6 +77,9 @@ class LegacyState(GameState):
     exhausted: dict[str, int] = field(default_factory=dict)  # side -> turn it became exhausted
     marked: list[str] = field(default_factory=list)  # destroyed by artillery, not yet removed
     offers: list[tuple[str, Cell]] = field(default_factory=list)  # (unit, cell) it may advance to
+    # What the core's events do to these fields, after the core's own part (event kind -> hook;
+    # engine/fold.py reads it through ``Ruleset.State`` once per rule system): FOLD_HOOKS below.
+    fold_hooks: ClassVar[dict[str, Callable[[GameState, Event], None]]]
 
     # -- queries -----------------------------------------------------------------------------
     def engaged(self, unit_id: str) -> list[str]:
@@ -191,3 +196,80 @@ class LegacyState(GameState):
 
 _clone_unit = _cloner(LegacyUnit)
 _clone_state = _cloner(LegacyState)
+
+
+# -- what the core's events do to these fields ---------------------------------------------------
+# The core's folds (engine/fold.py) write what every system has; these hooks run right after them
+# and write the five systems' own fields. They are the lines the core's folds held before the
+# records were split, moved verbatim and in the same order relative to the core's part, so the
+# state after every event, and so every stored game's checksum, is what it was.
+
+
+def on_phase_started(state: LegacyState, e: Event) -> None:
+    """After the core set turn, side and phase: a new phase's marks, by the phase's name."""
+    state.offers = []  # an advance is taken in the phase it is won, or not at all
+    if e["phase"] == "movement":  # a new player turn: its units may act again
+        state.spotted = []
+        for u in state.units.values():
+            if u.side == e["side"]:
+                u.acted = u.moved = u.shot = u.reformed = False
+                u.attacked = None
+                u.moved_cells = 0
+    elif e["phase"] == "actions":  # density: each unit of the side takes one action again
+        for u in state.units.values():
+            if u.side == e["side"]:
+                u.acted = u.moved = u.shot = u.reformed = False
+                u.attacked = None
+                u.moved_cells = 0
+    elif e["phase"] == "activation":  # an activation system's player turn
+        state.active, state.active_moved = None, 0
+        for u in state.units.values():
+            if u.side == e["side"]:
+                u.acted = u.moved = u.shot = u.fought = u.done = u.reformed = False
+    elif e["phase"] == "artillery":  # Frontier: a side's turn starts with its artillery
+        for u in state.units.values():
+            if u.side == e["side"]:
+                u.fired = u.fought = False
+    elif e["phase"] == "missile_machines":
+        for u in state.units.values():
+            if u.side == e["side"]:
+                u.fought = u.shot = False
+
+
+def on_order_given(state: LegacyState, e: Event) -> None:
+    """A move or a route order is the unit's one move order this turn (``acted``)."""
+    order = e["order"]
+    if order["type"] in ("move", "route"):  # the unit has had its one move order this turn
+        _unit(state, {"seq": e["seq"], "unit": order["unit"]}).acted = True
+
+
+def on_unit_moved(state: LegacyState, e: Event) -> None:
+    """After the core moved the unit (its cell, ``moved``): the cells it moved, the advance
+    it took, a melee it may fight again, the active unit's move."""
+    u = state.units[e["unit"]]  # the core's fold found it
+    u.moved_cells += len(e["path"])
+    state.offers = [o for o in state.offers if o[0] != u.id]
+    if state.phase == "melee":  # napoleonic.advance: a unit that advances may fight again
+        u.fought = False
+    if state.active == u.id:
+        state.active_moved += len(e["path"])
+
+
+def on_unit_removed(state: LegacyState, e: Event) -> None:
+    """After the core removed the unit (and the choice it owed): its advance, its melees, its
+    artillery mark."""
+    u = state.units[e["unit"]]  # the core's fold found it
+    state.offers = [o for o in state.offers if o[0] != u.id]
+    state.melees = [m for m in state.melees if u.id not in m]
+    if u.id in state.marked:
+        state.marked.remove(u.id)
+
+
+FOLD_HOOKS: dict[str, Callable[[LegacyState, Event], None]] = {
+    "phase_started": on_phase_started,
+    "order_given": on_order_given,
+    "unit_moved": on_unit_moved,
+    "unit_removed": on_unit_removed,
+}
+"""Core event kind -> what it does to the legacy fields, after the core's fold of it."""
+LegacyState.fold_hooks = FOLD_HOOKS

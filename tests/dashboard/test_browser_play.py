@@ -58,6 +58,13 @@ def _header(page) -> str:
     return page.get_by_text("to act:", exact=False).first.inner_text()
 
 
+ENDED_OR_HEADER = """() => { const text = document.body.innerText;
+    if (text.includes('The game has ended')) return 'ENDED';
+    return text.split('\\n').find(line => line.includes('to act:')) || null; }"""
+"""The header's line, or ENDED once the game is over, read in one look: a bot may end the game
+between two looks (a check for the end, then a wait for the header that is gone for good)."""
+
+
 BOARD = 'svg[data-board="live"]'  # the board a player clicks (dashboard/board_click.py)
 UNITS_AT = """side => { const g = document.querySelector(
     `svg[data-board="live"] g[data-role="units"][data-side="${side}"]`);
@@ -157,9 +164,9 @@ def test_a_whole_battle_against_the_tactician_by_clicks_alone(dashboard):
 
     moved = False
     for _ in range(300):
-        if page.get_by_text("The game has ended").count():
+        header = page.wait_for_function(ENDED_OR_HEADER).json_value()
+        if header == "ENDED":
             break
-        header = _header(page)
         if "to act: red (Red)" in header:
             if not moved and board_point(page, "ready") is not None:
                 assert_hover_names_a_unit(page)

@@ -86,11 +86,14 @@ class Session(TakeBackAsks):
         side = self.state.to_act if side is None else side
         return not self.linked or (side is not None and side == self.holds)
 
+    def _held(self) -> str:
+        """What this page holds of a game played by links, for a refusal's first words."""
+        return (f"this page holds {self.holds}'s seat link" if self.holds else
+                "this page holds no seat link of this game (it watches)")
+
     def _check_seat(self) -> None:
         if not self.may_order():
-            held = f"this page holds {self.holds}'s seat link" if self.holds else \
-                "this page holds no seat link of this game (it watches)"
-            raise SeatError(f"{held}: {self.state.to_act}'s orders are given from "
+            raise SeatError(f"{self._held()}: {self.state.to_act}'s orders are given from "
                             f"{self.state.to_act}'s own link")
 
     @property
@@ -234,9 +237,8 @@ class Session(TakeBackAsks):
         rule and its refusals are the Recorder's (engine/takeback.py)."""
         side = last_order_side(self.events) if side is None else side
         if self.linked and side != self.holds:
-            held = f"this page holds {self.holds}'s seat link" if self.holds else \
-                "this page holds no seat link of this game (it watches)"
-            raise SeatError(f"{held}: {side}'s orders are taken back from {side}'s own link")
+            raise SeatError(f"{self._held()}: {side}'s orders are taken back from {side}'s own "
+                            "link")
         event = self._moved_on(lambda: self.recorder.take_back(side, orders))
         self._legal = None
         return event

@@ -20,16 +20,9 @@ from warlog.app.pictures.board import BOARD_PX, board_figure
 from warlog.engine import analysis
 from warlog.engine.bots import play_out
 from warlog.engine.fold import Timeline
+from warlog.engine.rulesets import showcase, systems
 from warlog.engine.scenario import bundled_scenarios
 
-# A scenario a system, chosen for the most unit types on one board.
-SCENARIOS = {
-    "ohw": "machine-age-flesquieres-ridge",
-    "portable": "portable-issus",
-    "frontier": "frontier-ulundi",
-    "napoleonic": "napoleonic-hougoumont",
-    "density": "density-granicus",
-}
 SEED = 7
 PART_WAY = 0.4  # how far into the game's steps the picture is taken
 OUT = Path("docs/boards")
@@ -37,7 +30,7 @@ OUT = Path("docs/boards")
 
 def picture(system: str) -> go.Figure:
     """The board of ``system``'s scenario, part way through a seeded bot game."""
-    scenario = next(sc for sc in bundled_scenarios() if sc.id == SCENARIOS[system])
+    scenario = next(sc for sc in bundled_scenarios() if sc.id == showcase(system))
     events = play_out(f"picture-{scenario.id}", scenario, seed=SEED).events
     timeline = Timeline(events)
     steps = analysis.steps(events)
@@ -51,7 +44,7 @@ def picture(system: str) -> go.Figure:
 
 
 def write_all(out: Path = OUT) -> list[Path]:
-    """Every system's picture as PNG under ``out``; the paths written, in SCENARIOS' order."""
+    """Every system's picture as PNG under ``out``; the paths written, in the registry's order."""
     import kaleido
     import plotly.io as pio
 
@@ -62,7 +55,7 @@ def write_all(out: Path = OUT) -> list[Path]:
         with warnings.catch_warnings():
             # plotly warns on every picture that kaleido's options went to the server once
             warnings.filterwarnings("ignore", message="The kopts argument is ignored")
-            for system in SCENARIOS:
+            for system in systems():
                 fig = picture(system)
                 path = out / f"{system}.png"
                 pio.write_image(fig, path, format="png", width=BOARD_PX + 60,

@@ -365,6 +365,11 @@ def steps(events: Sequence[Event]) -> list[Step]:
     return out
 
 
+SHOT_MARK, MELEE_MARK = "shooting", "melee"
+"""The kinds of attack line ``highlights`` gives besides "contact" and "shell": a shot (drawn
+thin and dashed) and a blow struck in close combat; the board draws each by these names."""
+
+
 def highlights(events: Sequence[Event], state: GameState) -> list[dict[str, Any]]:
     """What the board should mark for these events (a step's): movement paths, attack lines
     (contact, shooting, melee) and removals. ``state`` gives the units' cells and sides."""
@@ -384,12 +389,12 @@ def highlights(events: Sequence[Event], state: GameState) -> list[dict[str, Any]
                         "to": tuple(e["landed"]), "label": f"shot {e['fall']}"})
         elif kind == "combat_fought":
             src, dst = e["faced"], e["target"]
-            out.append({"kind": "melee", "source": src, "target": dst,
+            out.append({"kind": MELEE_MARK, "source": src, "target": dst,
                         "side": state.units[src].side, "from": state.units[src].cell,
                         "to": state.units[dst].cell, "label": "combat"})
         elif kind == "attack_rolled":
             src, dst = e["source"], e["target"]
-            out.append({"kind": "melee" if e["attack"] in ("melee", "strike_back") else "shooting",
+            out.append({"kind": MELEE_MARK if e["attack"] in ("melee", "strike_back") else SHOT_MARK,
                         "source": src, "target": dst, "side": state.units[src].side,
                         "from": state.units[src].cell, "to": state.units[dst].cell,
                         "label": "hit" if e["hit"] else "miss"})

@@ -103,17 +103,8 @@ def initial_state(event: Event) -> GameState:
                             f"{getattr(scenario, name)!r}")
     rows = load_table(event["rule_system"])["periods"][event["period"]]["units"]
     ruleset = get_ruleset(event["rule_system"])  # its records (State, Unit): its own fields
-
-    def formation(spec) -> str | None:  # as placed, else the first its type takes (napoleonic)
-        taken = rows.get(spec.type, {}).get("formations") or (None,)
-        return spec.formation or taken[0]
-
-    units = {
-        spec.id: ruleset.Unit(id=spec.id, side=spec.side, type=spec.type, cell=tuple(spec.cell),
-                              facing=spec.facing, name=spec.name, quality=spec.quality,
-                              formation=formation(spec), density=spec.density)
-        for spec in scenario.units
-    }
+    units = {spec.id: ruleset.Unit.from_spec(spec, rows.get(spec.type, {}))
+             for spec in scenario.units}
     return ruleset.State(
         game=event["game"],
         rule_system=event["rule_system"],

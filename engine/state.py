@@ -12,6 +12,7 @@ of its own overrides them.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -42,6 +43,19 @@ class Unit:
     moved: bool = False  # counts as having moved, for the rules on shooting after moving
     shot: bool = False  # has shot this player turn
     attacked: str | None = None  # the enemy it attacked this player turn
+
+    @classmethod
+    def from_spec(cls, spec: Any, row: Mapping[str, Any]) -> Unit:
+        """The unit as the scenario places it (``spec``: its unit entry; ``row``: its type's row
+        in the rule system's table, empty where it has none). A rule system's record reads its
+        own fields from the two (a subclass overrides this), so the fold names none of them."""
+        return cls(id=spec.id, side=spec.side, type=spec.type, cell=tuple(spec.cell),
+                   facing=spec.facing, name=spec.name, quality=spec.quality)
+
+    def state_words(self) -> list[str]:
+        """The unit's own state in a rule system's words ("square", "density 4, ..."), for the
+        board's hover; the core's units have none beyond what the statuses say."""
+        return []
 
     def public(self) -> dict[str, Any]:
         """What a player sees of the unit (the JSON of `warlog show`)."""

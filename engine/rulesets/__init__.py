@@ -43,6 +43,12 @@ def package(system: str) -> str:
     return f"{__name__}.{system}"
 
 
+def showcase(system: str) -> str:
+    """The id of the bundled scenario that shows ``system`` off (its package's ``SHOWCASE``:
+    the README's picture of its board)."""
+    return import_module(package(system)).SHOWCASE
+
+
 def get_ruleset(system: str) -> Ruleset:
     """The rule system with this id (one shared, stateless instance); ValueError naming the
     known ones otherwise."""

@@ -77,3 +77,16 @@ class Ruleset(Protocol):
     def fire_zone(self, state: GameState, unit: Unit) -> FireZone | None:
         """How far and in which arc ``unit`` shoots or strikes from where it stands (None: only
         by moving into contact); the dashboard draws it when the unit is selected."""
+
+
+class BoardHooks(Protocol):
+    """What a rule system may add to the board a player sees, each optional (the board asks
+    with ``getattr``, and a system without one is drawn the generic way): so the board draws a
+    system's own marks without importing its modules or naming it."""
+
+    def move_words(self, state: GameState, unit: Unit) -> str | None:
+        """How far ``unit`` moves, in the rules' words, where its table's row does not say it
+        (None: the row's ``move`` in cells)."""
+
+    def trench_cells(self, state: GameState) -> list:
+        """Cells to draw as trenches (dug or held), in drawing order."""

@@ -19,7 +19,7 @@ write their keys in their own order, which is today's.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -45,6 +45,22 @@ class LegacyUnit(Unit):
     aimed_turn: int = 0
     density: int | None = None  # formation density (density), from the scenario
     disordered: int = 0  # figures out of formation (density.disorder_test)
+
+    @classmethod
+    def from_spec(cls, spec: Any, row: Mapping[str, Any]) -> LegacyUnit:
+        """The core's unit, in the formation the scenario places it in, else the first its type
+        takes (napoleonic's table lists them), and at the scenario's density (density)."""
+        taken = row.get("formations") or (None,)
+        return cls(id=spec.id, side=spec.side, type=spec.type, cell=tuple(spec.cell),
+                   facing=spec.facing, name=spec.name, quality=spec.quality,
+                   formation=spec.formation or taken[0], density=spec.density)
+
+    def state_words(self) -> list[str]:
+        """Its formation, and where it has one its density and the figures out of formation."""
+        words = [self.formation] if self.formation is not None else []
+        if self.density is not None:
+            words.append(f"density {self.density}, {self.disordered} figures out of formation")
+        return words
 
     def public(self) -> dict[str, Any]:
         """What a player sees of the unit (the JSON of `warlog show`)."""

@@ -49,6 +49,13 @@ class Density:
     def period(self, state: GameState) -> dict[str, Any]:
         return self.table["periods"][state.period]
 
+    def move_words(self, state: GameState, unit: Unit) -> str | None:
+        """density.move: the allowance follows the unit's density, not its type (the board's
+        hover shows the arithmetic); None for a unit placed without a density."""
+        if unit.density is None:
+            return None
+        return move.allowance_words(state, self.period(state), unit)
+
     # -- turn ----------------------------------------------------------------------------------
     def turn_steps(self, state: GameState) -> tuple[tuple[str, str | None], ...]:
         """density.actions: the first player's actions, melee and removal, then the second's."""

@@ -65,6 +65,10 @@ class OneHourWargames(OrderChecks):
     def period(self, state: GameState) -> dict[str, Any]:
         return self.table["periods"][state.period]
 
+    def trench_cells(self, state: GameState) -> list:
+        """The board's trenches (ohw.machine_age.trenches, read as the option says)."""
+        return ohw_combat.trench_cells(state)
+
     def row(self, state: GameState, unit: Unit) -> Mapping[str, Any]:
         """The unit type's row (its ``after`` values past the year split), built once per
         period, type and side of the split. Read it, never change it: every caller shares it."""

@@ -3,3 +3,7 @@
 A manifest, light on purpose: the registry (engine/rulesets/__init__.py) names the referee
 to import (referee.py) only when a game of this system is played; its table is table.toml.
 """
+
+SHOWCASE = "portable-issus"
+"""The bundled scenario the README's board picture of this system shows (chosen for the most
+unit types on one board)."""

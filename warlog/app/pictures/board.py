@@ -20,11 +20,9 @@ import plotly.graph_objects as go
 # SIDE_COLOURS: the charts take the sides' colours from here
 from warlog.app.pictures.board_svg import note_box
 from warlog.app.pictures.counters import HALF_H, HALF_W, SIDE_COLOURS, add_counters, side_name
-from warlog.engine.analysis import unit_status
+from warlog.engine.analysis import MELEE_MARK, SHOT_MARK, unit_status
 from warlog.engine.reach import UnitReach
 from warlog.engine.rulesets import get_ruleset
-from warlog.engine.rulesets.density.move import allowance_words
-from warlog.engine.rulesets.ohw.combat import trench_cells
 from warlog.engine.state import SIDES, GameState
 
 # Drawing order too (features over the open ground). Every kind is far from every other (at
@@ -46,7 +44,7 @@ TERRAIN_COLOURS = {
     "hedge": "#3b5e2b",
 }
 OBJECTIVE_COLOUR = "#f2b705"
-ATTACK_COLOURS = {"shooting": "#ef6c00", "melee": "#6a1b9a", "contact": "#6a1b9a",
+ATTACK_COLOURS = {SHOT_MARK: "#ef6c00", MELEE_MARK: "#6a1b9a", "contact": "#6a1b9a",
                   "shell": "#d84315"}
 # A mark with ``"variant": "alternative"`` is an order that was not played (the Review page's
 # better order found): drawn dashed in its own colour, far from both sides' and the attacks'.
@@ -99,9 +97,9 @@ def _may_do(state: GameState, u) -> str:
     """How far the unit moves and how it reaches an enemy, from its type's row in the rule
     system's table and the system's own fire zone (the words the rules use for it)."""
     ruleset = get_ruleset(state.rule_system)
-    if u.density is not None:  # density.move: the allowance follows the density, not the type
-        move = allowance_words(state, ruleset.period(state), u)
-    else:
+    own_words = getattr(ruleset, "move_words", None)  # a system whose allowance is no row's
+    move = own_words(state, u) if own_words is not None else None
+    if move is None:
         cells = ruleset.row(state, u)["move"]
         move = f"moves up to {cells} cell{'s' * (cells != 1)}" if cells else "does not move"
     zone = ruleset.fire_zone(state, u)
@@ -124,10 +122,7 @@ def _unit_hover(state: GameState, u, statuses: Sequence[str], strength: tuple[in
     if get_ruleset(state.rule_system).measure == "hits":
         count += f" ({u.hits} hit{'s' * (u.hits != 1)} taken)"
     state_words = list(statuses)
-    if u.formation is not None and u.formation not in state_words:
-        state_words.append(u.formation)
-    if u.density is not None:
-        state_words.append(f"density {u.density}, {u.disordered} figures out of formation")
+    state_words += [word for word in u.state_words() if word not in state_words]
     terrain = state.scenario.terrain_at(u.cell)
     return (f"<b>{e(u.id)}</b>{name}<br>{e(u.type)} · {side_name(state, u.side)} ({u.side})"
             f"<br>{count}" + (f"<br><i>{e(', '.join(state_words))}</i>" if state_words else "")
@@ -138,7 +133,8 @@ def _unit_hover(state: GameState, u, statuses: Sequence[str], strength: tuple[in
 def _add_trenches(traces: list[dict], state: GameState) -> None:
     """The trench cells (under the source's reading a trench is wherever a defender's unit
     stands on open ground); the units in them carry a badge too."""
-    trenches = trench_cells(state)
+    trench_cells = getattr(get_ruleset(state.rule_system), "trench_cells", None)
+    trenches = trench_cells(state) if trench_cells is not None else []
     if trenches:
         xs, ys = _polygons(state.grid, trenches)
         traces.append(_scatter(x=xs, y=ys, mode="lines", name="trench", hoverinfo="skip",
@@ -264,8 +260,8 @@ def _add_highlights(traces: list[dict], annotations: list[dict], state: GameStat
             colour = ALTERNATIVE_COLOUR if alt else ATTACK_COLOURS[kind]
             traces.append(_scatter(
                 x=[x0, x1], y=[y0, y1], mode="lines+markers",
-                line={"color": colour, "width": 7 if kind != "shooting" else 3,
-                      "dash": "dash" if kind == "shooting" or alt else "solid"},
+                line={"color": colour, "width": 7 if kind != SHOT_MARK else 3,
+                      "dash": "dash" if kind == SHOT_MARK or alt else "solid"},
                 marker={"symbol": ["circle", "arrow"], "angleref": "previous",
                         "size": [0, size * 0.5], "color": colour},
                 name=f"{kind} {h['source']}→{h['target']}", hoverinfo="skip", showlegend=False,

@@ -35,7 +35,8 @@ from rich.console import Console
 from rich.table import Table
 
 from warlog.engine.fold import replay as fold_fn
-from warlog.events.model import DiceRolled, GameStarted, HitsInflicted, to_dict
+from warlog.engine.rulesets.common.events import HitsInflicted
+from warlog.events.model import DiceRolled, GameStarted, to_dict
 from warlog.events.sqlite_store import SQLiteEventStore
 
 N_APPEND = 100_000

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from warlog.engine.scenario import Scenario
 from warlog.events.fields import FieldRule
-from warlog.events.model import EVENT_MODELS, Envelope
+from warlog.events.model import Envelope, event_models
 from warlog.events.orders import Order
 
 BEGIN, END = "<!-- field rules: begin -->", "<!-- field rules: end -->"
@@ -78,7 +78,7 @@ def every_field() -> Iterator[Spot]:
     """The envelope once, then each event kind's own fields, each order type's, the scenario's."""
     yield from walk_model("(every event)", Envelope)
     envelope = tuple(Envelope.model_fields)
-    for model in EVENT_MODELS:
+    for model in event_models():
         yield from walk_model(model.model_fields["kind"].default, model, skip=envelope)
     for member in get_args(get_args(Order)[0]):
         yield from walk_model(f"order {member.model_fields['type'].default}", member)

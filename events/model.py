@@ -1,5 +1,7 @@
 """What happened in a game: one pydantic model per event kind under a common envelope (the
-orders some of them carry are in events/orders.py).
+orders some of them carry are in events/orders.py). Here are the envelope and the core's kinds;
+each rule system's own kinds are models in its package (engine/rulesets/<system>/events.py),
+and ``event_models`` joins them into the union a log is validated against.
 
 The models are the schema. Inside a running process the canonical form of an event is its JSON
 dict (``event.model_dump(mode="json")``): that is what the store writes, what the fold reads and
@@ -9,16 +11,15 @@ the edges: events made by the engine, files coming in (``parse_event``).
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated, Any, ClassVar, Literal, Union
 
-from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+from pydantic import Field, TypeAdapter, ValidationError, model_validator
 
-from warlog.events.fields import (MAX_UNITS, ArmyClasses, Attackers, AuthorName, Cell, Cells,
-                                  Facing, Faces, Formation, GameId, Halvings, Modifiers, MovePath,
-                                  NoteText, Options, Pairs, Period, PerSide, Phase, PlayedDate,
-                                  PlayerName, Players, RuleId, Rules, RuleSystem, ScenarioData,
-                                  Sentence, Sha256, Side, UnitId, UnitType, first_problem,
-                                  iso_date, items)
+from warlog.events.fields import (AuthorName, Cell, Facing, Faces, GameId, MovePath, NoteText,
+                                  Options, Period, PerSide, Phase, PlayedDate, PlayerName, Players,
+                                  RuleId, Rules, RuleSystem, ScenarioData, Sentence, Sha256, Side,
+                                  UnitId, first_problem)
 from warlog.events.omits import OmitsUnset  # re-exported: scenarios and events share it
 from warlog.events.orders import Order, StrictModel
 
@@ -100,255 +101,6 @@ class UnitMoved(Envelope):
     to_cell: Cell
     road_bonus: bool = False
     stopped_by: RuleId | None = None
-
-
-class MeleeJoined(Envelope):
-    """``attacker`` has closed with ``defender``; ``aspect`` is where it struck the defender."""
-
-    kind: Literal["melee_joined"] = "melee_joined"
-    attacker: UnitId
-    defender: UnitId
-    aspect: Literal["front", "flank", "rear"]
-
-
-class HitsInflicted(OmitsUnset, Envelope):
-    """Hits from one shot or one melee roll, with the arithmetic that produced them.
-    ``disorder``: what the source's figures out of formation took off its die (density)."""
-
-    kind: Literal["hits_inflicted"] = "hits_inflicted"
-    attack: Literal["shooting", "melee", "barrage"]
-    source: UnitId | None  # None: the pre-game barrage, fired by no unit on the board
-    target: UnitId
-    die: int
-    modifier: int
-    base: int
-    doubled: bool = False
-    halvings: Halvings = ()
-    hits: int
-    total: int
-    disorder: int = Field(default=0, le=0)
-
-    omitted_when_default: ClassVar[tuple[str, ...]] = ("disorder",)
-
-
-class MeleeEnded(Envelope):
-    """A melee that ends with both units still on the board (a regrouping attacker)."""
-
-    kind: Literal["melee_ended"] = "melee_ended"
-    attacker: UnitId
-    defender: UnitId
-
-
-class OutOfAmmo(Envelope):
-    """The unit has run out of ammunition and may not shoot for the rest of the game."""
-
-    kind: Literal["out_of_ammo"] = "out_of_ammo"
-    unit: UnitId
-
-
-class FormationChanged(Envelope):
-    kind: Literal["formation_changed"] = "formation_changed"
-    unit: UnitId
-    from_formation: Formation | None
-    to_formation: Formation
-
-
-class EnemiesSpotted(Envelope):
-    """The spotting phase: every (spotter, enemy) pair the phasing side sees."""
-
-    kind: Literal["enemies_spotted"] = "enemies_spotted"
-    seen: Pairs
-
-
-class RollOff(Envelope):
-    """Both sides rolled (the dice events before this one); the higher die won."""
-
-    kind: Literal["roll_off"] = "roll_off"
-    winner: Side
-
-
-class RolesChosen(Envelope):
-    """Attacker and defender are set; the defender's units on open ground are in trenches."""
-
-    kind: Literal["roles_chosen"] = "roles_chosen"
-    attacker: Side
-    defender: Side
-    trenches: Cells = ()
-
-
-class BarragePlanned(Envelope):
-    """The attacker's halved die: how many enemy units the barrage may strike."""
-
-    kind: Literal["barrage_planned"] = "barrage_planned"
-    targets: int
-
-
-class ArmyUnit(StrictModel):
-    id: UnitId
-    type: UnitType
-    cell: Cell
-    facing: Facing
-
-
-ArmyUnits = items(ArmyUnit, MAX_UNITS, "a rolled army has at most 6 units")
-
-
-class ArmyRolled(Envelope):
-    """A side's army, rolled on the army table: its units join the game where they stand."""
-
-    kind: Literal["army_rolled"] = "army_rolled"
-    size: int
-    roll: int
-    classes: ArmyClasses
-    units: ArmyUnits
-
-
-class InitiativeWon(Envelope):
-    """Both sides rolled for the initiative (the dice before this); the winner goes first."""
-
-    kind: Literal["initiative_won"] = "initiative_won"
-    winner: Side
-
-
-class UnitActivated(Envelope):
-    """A unit's activation begins; the one active before it is done for the turn."""
-
-    kind: Literal["unit_activated"] = "unit_activated"
-    unit: UnitId
-
-
-class AttackRolled(Envelope):
-    """One attack's die: every modifier with its rule, the total and what it needed."""
-
-    kind: Literal["attack_rolled"] = "attack_rolled"
-    attack: Literal["shooting", "melee", "strike_back", "missile_machine", "pila", "artillery",
-                    "musketry", "pila_volley"]
-    source: UnitId
-    target: UnitId
-    die: int
-    modifiers: Modifiers = ()
-    total: int
-    needed: int
-    hit: bool
-
-
-class HitTaken(Envelope):
-    """A hit unit's roll on the hit table: it loses a strength point, or its owner chooses."""
-
-    kind: Literal["hit_taken"] = "hit_taken"
-    unit: UnitId
-    attacker: UnitId
-    die: int
-    outcome: Literal["lose", "choose", "lose_no_retreat"]
-    retreat_to: Cell | None = None
-
-
-class StrengthLost(Envelope):
-    kind: Literal["strength_lost"] = "strength_lost"
-    unit: UnitId
-    amount: int
-    total: int
-    left: int
-
-
-class UnitRetreated(Envelope):
-    kind: Literal["unit_retreated"] = "unit_retreated"
-    unit: UnitId
-    from_cell: Cell
-    to_cell: Cell
-
-
-class ExhaustionPoints(Envelope):
-    """Each army's starting strength and the strength it may lose before it is exhausted."""
-
-    kind: Literal["exhaustion_points"] = "exhaustion_points"
-    strength: PerSide
-    points: PerSide
-
-
-class ArmyExhausted(Envelope):
-    kind: Literal["army_exhausted"] = "army_exhausted"
-    lost: int
-    point: int
-
-
-class ShellLanded(Envelope):
-    """Where a battery's shot fell (the fall-of-shot die before this), and whether the battery
-    saw the cell it aimed at (direct fire) or not (indirect)."""
-
-    kind: Literal["shell_landed"] = "shell_landed"
-    unit: UnitId
-    aimed: Cell
-    fall: Literal["on target", "left", "over", "right", "short"]
-    landed: Cell | None  # None: off the board, the shot is lost
-    direct: bool
-
-
-class UnitMarked(Envelope):
-    """Destroyed by artillery: removed with the other losses once every battery has fired."""
-
-    kind: Literal["unit_marked"] = "unit_marked"
-    unit: UnitId
-
-
-class CombatFought(Envelope):
-    """Frontier's combat: both dice (before this) against both strengths, every modifier."""
-
-    kind: Literal["combat_fought"] = "combat_fought"
-    target: UnitId
-    attackers: Attackers
-    faced: UnitId
-    attacker_die: int
-    attacker_strength: int
-    attacker_modifiers: Modifiers = ()
-    defender_die: int
-    defender_strength: int
-    defender_modifiers: Modifiers = ()
-    target_destroyed: bool
-    attacker_destroyed: bool
-
-
-class MeleeRolled(Envelope):
-    """One side's die in a melee where both roll (napoleonic): every modifier with its rule,
-    the total, and whether it is low enough (``at_most``) that this unit takes a hit."""
-
-    kind: Literal["melee_rolled"] = "melee_rolled"
-    unit: UnitId
-    opponent: UnitId
-    attacking: bool
-    die: int
-    modifiers: Modifiers = ()
-    total: int
-    at_most: int
-    hit: bool
-
-
-class AdvanceOffered(Envelope):
-    """The winner of a melee may advance into the cell its enemy left (napoleonic.advance)."""
-
-    kind: Literal["advance_offered"] = "advance_offered"
-    unit: UnitId
-    cell: Cell
-
-
-class DisorderTested(Envelope):
-    """A disorder test (density): the die against the unit's density; below it, that many
-    figures fall out of formation."""
-
-    kind: Literal["disorder_tested"] = "disorder_tested"
-    unit: UnitId
-    reason: Literal["terrain", "friends", "turn"]
-    die: int
-    density: int
-    figures: int = Field(ge=0)
-
-
-class UnitReformed(Envelope):
-    """Figures out of formation rejoin the unit on a Reform action (density)."""
-
-    kind: Literal["unit_reformed"] = "unit_reformed"
-    unit: UnitId
-    figures: int = Field(ge=0)
 
 
 MAX_RETRACTIONS = 5_000
@@ -470,38 +222,13 @@ class GameEnded(Envelope):
     objectives: PerSide = {}
 
 
-EVENT_MODELS: tuple[type[Envelope], ...] = (
+CORE_MODELS: tuple[type[Envelope], ...] = (
     GameStarted,
     PhaseStarted,
     OrderGiven,
     DiceRolled,
     UnitTurned,
     UnitMoved,
-    MeleeJoined,
-    HitsInflicted,
-    MeleeEnded,
-    OutOfAmmo,
-    FormationChanged,
-    EnemiesSpotted,
-    RollOff,
-    RolesChosen,
-    BarragePlanned,
-    ArmyRolled,
-    InitiativeWon,
-    UnitActivated,
-    AttackRolled,
-    HitTaken,
-    StrengthLost,
-    UnitRetreated,
-    ExhaustionPoints,
-    ArmyExhausted,
-    ShellLanded,
-    UnitMarked,
-    CombatFought,
-    MeleeRolled,
-    AdvanceOffered,
-    DisorderTested,
-    UnitReformed,
     Note,
     OrderRetracted,
     OrdersTakenBack,
@@ -511,23 +238,48 @@ EVENT_MODELS: tuple[type[Envelope], ...] = (
     StateChecksum,
     GameEnded,
 )
-Event = Annotated[Union[EVENT_MODELS], Field(discriminator="kind")]
-# Built on first use, not at import: a command that only folds a log never validates an
-# event, and building the union's schema costs a short command a third of its start-up.
-EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event, config=ConfigDict(defer_build=True))
-EVENT_KINDS: tuple[str, ...] = tuple(m.model_fields["kind"].default for m in EVENT_MODELS)
+"""The core's kinds: what a game of any rule system writes. Each rule system's own kinds are in
+its package (engine/rulesets/<system>/events.py, the shared ones in common/events.py)."""
+
+
+@cache
+def event_models() -> tuple[type[Envelope], ...]:
+    """Every kind a log may hold: the core's, then the rule system packages' (the registry's
+    ``event_models``: common first, then the systems in registry order). Why the events layer
+    asks the registry, above it: a log's schema is the union of the core's kinds and every
+    registered system's, and the store and replay files validate against it before any rule
+    is read; the registry is a light module and the packages' events modules import only this
+    layer (pyproject's import-linter contract names this one exception)."""
+    from warlog.engine.rulesets import event_models as package_models
+
+    return CORE_MODELS + package_models()
+
+
+@cache
+def event_kinds() -> tuple[str, ...]:
+    """The ``kind`` of every model of ``event_models()``, in the same order."""
+    return tuple(m.model_fields["kind"].default for m in event_models())
+
+
+@cache
+def _event_adapter() -> TypeAdapter:
+    """The discriminated union of every kind, built on first use: a command that only folds a
+    log never validates an event, and building the union's schema costs a short command a
+    third of its start-up."""
+    union = Annotated[Union[event_models()], Field(discriminator="kind")]
+    return TypeAdapter(union)
 
 
 class EventError(ValueError):
     """An event that does not match its schema; the message names the event and the field."""
 
 
-def parse_event(data: dict[str, Any]) -> Event:
+def parse_event(data: dict[str, Any]) -> Envelope:
     """Validate one event dict (after upcasting), raising EventError with a readable message."""
     from warlog.events.upcast import UpcastError, upcast
 
     try:
-        return EVENT_ADAPTER.validate_python(upcast(data))
+        return _event_adapter().validate_python(upcast(data))
     except UpcastError as exc:
         raise EventError(str(exc)) from None
     except ValidationError as exc:

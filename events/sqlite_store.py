@@ -67,9 +67,9 @@ def _event_kinds() -> frozenset[str]:
     """Every kind of event a game may hold: read from the event models on the first append or
     check, not on import (they are pydantic models, about 50 ms to import: `warlog games`
     lists games without them)."""
-    from warlog.events.model import EVENT_KINDS
+    from warlog.events.model import event_kinds
 
-    return frozenset(EVENT_KINDS)
+    return frozenset(event_kinds())
 _SORT = orjson.OPT_SORT_KEYS
 
 _INSERT_ROWS = "INSERT INTO events (game, seq, turn, side, phase, kind, body, chain) VALUES "

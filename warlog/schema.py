@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from warlog.engine.scenario import Scenario
 from warlog.events import replay_file
-from warlog.events.model import EVENT_MODELS, SCHEMA_VERSION
+from warlog.events.model import SCHEMA_VERSION, event_models
 from warlog.events.orders import Order
 from warlog.events.safe_files import FileKind, FileRefused, read_bytes
 
@@ -95,7 +95,7 @@ def schemas() -> dict[str, dict[str, Any]]:
         "scenario.json": _schema(Scenario),
     }
     events: dict[str, str] = {}
-    for model in EVENT_MODELS:
+    for model in event_models():
         kind = model.model_fields["kind"].default
         events[kind] = f"events/{kind}.json"
         out[events[kind]] = _schema(model)

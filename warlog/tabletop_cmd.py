@@ -52,7 +52,8 @@ def new(
     from warlog.app.start import start_game
     from warlog.app.table_dice import OpeningDiceNeeded
     from warlog.engine.dice import DiceError
-    from warlog.events.model import EventError, iso_date
+    from warlog.events.fields import iso_date
+    from warlog.events.model import EventError
 
     if dice not in ("manual", "seeded"):
         raise typer.BadParameter("--dice is manual or seeded")

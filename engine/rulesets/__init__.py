@@ -80,3 +80,22 @@ def event_folds() -> dict[str, Callable[[Any, dict[str, Any]], None]]:
                                  f"{name})")
         table.update(folds)
     return table
+
+
+@cache
+def event_models() -> tuple[Any, ...]:
+    """The event models every package owns (each package's ``events.MODELS``: ``common`` first,
+    then the systems in registry order); the core's kinds are events/model.py's, which joins
+    these to them (``event_models`` there). A package owns a kind's model and its fold alike
+    (tests/engine/test_event_packages.py); a kind two packages claim is an error."""
+    models: list[Any] = []
+    owner: dict[str, str] = {}
+    for name in ("common", *BUILTIN):
+        for model in import_module(f"{__name__}.{name}.events").MODELS:
+            kind = model.model_fields["kind"].default
+            if kind in owner:
+                raise ValueError(f"event kind {kind!r} is modelled by two packages "
+                                 f"({owner[kind]} and {name})")
+            owner[kind] = name
+            models.append(model)
+    return tuple(models)

@@ -17,7 +17,8 @@ from warlog.engine.bots import play_out
 from warlog.engine.scenario import load_scenario
 from warlog.engine.verify import verify as rederive
 from warlog.events.chain import GENESIS, canonical, link
-from warlog.events.model import DiceRolled, GameEnded, GameStarted, HitsInflicted, to_dict
+from warlog.engine.rulesets.common.events import HitsInflicted
+from warlog.events.model import DiceRolled, GameEnded, GameStarted, to_dict
 from warlog.events.replay_file import encode_replay
 from warlog.events.sqlite_store import SQLiteEventStore
 

@@ -38,10 +38,10 @@ from warlog.engine.verify import verify
 from warlog.events import replay_file, replay_input
 from warlog.events.chain import GENESIS, canonical, link
 from warlog.events.model import (
-    EVENT_KINDS,
-    EVENT_MODELS,
     SCHEMA_VERSION,
     Envelope,
+    event_kinds,
+    event_models,
     parse_event,
     to_dict,
 )
@@ -125,7 +125,7 @@ def test_the_index_names_a_schema_for_every_event_kind_and_order_type():
     assert index["format"] == replay_file.FORMAT
     assert index["format_version"] == replay_file.FORMAT_VERSION
     assert index["schema_version"] == SCHEMA_VERSION
-    assert sorted(index["events"]) == sorted(EVENT_KINDS)
+    assert sorted(index["events"]) == sorted(event_kinds())
     assert sorted(index["orders"]) == sorted(_order_types())
     for rel in [index["header"], index["closing"], index["scenario"], *index["events"].values(),
                 *index["orders"].values()]:
@@ -174,7 +174,7 @@ def test_every_line_of_a_real_file_matches_the_committed_json_schemas(path):
 def test_the_spec_names_every_header_field_envelope_field_kind_and_order_type():
     text = _spec()
     names = [*schema.ReplayHeader.model_fields, *schema.ReplayClosing.model_fields,
-             *Envelope.model_fields, "kind", *EVENT_KINDS, *_order_types()]
+             *Envelope.model_fields, "kind", *event_kinds(), *_order_types()]
     missing = [n for n in names if f"`{n}`" not in text]
     assert not missing, f"docs/replay-format.md does not describe: {missing}"
 
@@ -353,7 +353,7 @@ def test_every_upcaster_raises_a_real_event_to_the_current_model(step):
     kind, version = step
     found = [e for e in _fixture_events() if e["kind"] == kind and e.get("v") == version]
     assert found, f"no v{version} {kind} event in tests/events/fixtures/: commit a file with one"
-    model = next(m for m in EVENT_MODELS if m.model_fields["kind"].default == kind)
+    model = next(m for m in event_models() if m.model_fields["kind"].default == kind)
     changed = []
     for raw in found:
         event = {k: v for k, v in raw.items() if k != "chain"}

@@ -13,6 +13,7 @@ from functools import lru_cache
 from warlog.engine.flow import Context
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.state import GameState, Unit, other_side
+from warlog.engine.rulesets.common import events
 from warlog.events import model
 from warlog.events.orders import (
     EndPhaseOrder,
@@ -36,7 +37,7 @@ def roll_higher(ctx: Context, purpose: str, rule: str) -> str:
 
 def roll_initiative(ctx: Context, rule: str) -> None:
     """The higher roll goes first this turn."""
-    ctx.emit(model.InitiativeWon, winner=roll_higher(ctx, "initiative", rule), rules=(rule,))
+    ctx.emit(events.InitiativeWon, winner=roll_higher(ctx, "initiative", rule), rules=(rule,))
 
 
 def last_turn(ctx: Context, rule: str, removed_more: str) -> None:

@@ -17,7 +17,7 @@ from warlog.engine.rulesets import common
 from warlog.engine.rulesets.ohw import combat as ohw_combat
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
-from warlog.events import model
+from warlog.engine.rulesets.common import events as shared_events
 
 
 def combat_period(state: GameState) -> Mapping[str, Any]:
@@ -64,7 +64,7 @@ def emit_hits(ctx: Context, kind: str, source: Unit, target: Unit, die: int,
         rules.append("ohw.halving")
     if off:
         rules.append("density.disorder_penalty")
-    ctx.emit(model.HitsInflicted, attack=kind, source=source.id, target=target.id, die=die,
+    ctx.emit(shared_events.HitsInflicted, attack=kind, source=source.id, target=target.id, die=die,
              modifier=attack.modifier, base=base, doubled=attack.doubled,
              halvings=tuple(name for name, _ in attack.halvings), hits=hits,
              total=target.hits + hits, disorder=off, rules=tuple(dict.fromkeys(rules)))

@@ -22,7 +22,7 @@ from warlog.engine.flow import Context
 from warlog.engine.geometry import FACINGS, Cell, Grid, areas
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.state import GameState, Unit
-from warlog.events import model
+from warlog.engine.rulesets.density import events
 
 Test = tuple[str, Cell, str]  # (reason: "terrain" | "friends", the cell, what is there)
 _INDEX = {kind: {f: i for i, f in enumerate(facings)} for kind, facings in FACINGS.items()}
@@ -236,7 +236,7 @@ def disorder_test(ctx: Context, unit: Unit, reason: str, rules: tuple[str, ...])
     """density.disorder_test: a d6 below the density puts that many figures out of formation."""
     die = ctx.roll("disorder test", "density.disorder_test", unit.id)
     figures = die if die < unit.density else 0
-    ctx.emit(model.DisorderTested, unit=unit.id, reason=reason, die=die, density=unit.density,
+    ctx.emit(events.DisorderTested, unit=unit.id, reason=reason, die=die, density=unit.density,
              figures=figures, rules=("density.disorder_test", *rules, "density.units"))
 
 

@@ -23,6 +23,8 @@ from warlog.engine.rulesets.density import move
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.engine.rulesets import order_kinds
+from warlog.engine.rulesets.common import events as shared_events
+from warlog.engine.rulesets.density import events
 from warlog.events import model
 from warlog.events.orders import EndPhaseOrder, Order, ReformOrder, RouteOrder, ShootOrder
 
@@ -183,7 +185,7 @@ class Density:
         if isinstance(order, ShootOrder):
             combat.shoot(ctx, unit, s.units[order.target])
         elif isinstance(order, ReformOrder):
-            ctx.emit(model.UnitReformed, unit=unit.id, figures=unit.disordered,
+            ctx.emit(events.UnitReformed, unit=unit.id, figures=unit.disordered,
                      rules=("density.actions", "density.disorder_test"))
         elif order.path:
             self._apply_route(ctx, unit, order)
@@ -217,7 +219,7 @@ class Density:
                      rules=("density.move", "density.wheel"))
         mover = s.units[unit.id]
         for enemy in combat.contacts(s, mover):
-            ctx.emit(model.MeleeJoined, attacker=mover.id, defender=enemy.id,
+            ctx.emit(shared_events.MeleeJoined, attacker=mover.id, defender=enemy.id,
                      aspect=s.grid.aspect(enemy.cell, enemy.facing, mover.cell),
                      rules=("density.contact", "grid.adjacent"))
 

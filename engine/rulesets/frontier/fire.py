@@ -16,6 +16,7 @@ from warlog.engine.flow import Context
 from warlog.engine.geometry import Cell
 from warlog.engine.rulesets import common
 from warlog.engine.state import GameState, Unit
+from warlog.engine.rulesets.frontier import events
 from warlog.events import model
 
 FALLS = {1: "left", 2: "over", 3: "right", 4: "short"}
@@ -78,7 +79,7 @@ def bombard(ctx: Context, table: Mapping[str, Any], battery: Unit, aimed: Cell) 
     die = ctx.roll("fall of shot", "frontier.fall_of_shot", battery.id)
     fall = "on target" if die >= 5 else FALLS[die]
     landed = aimed if fall == "on target" else fall_cell(s, battery.cell, aimed, fall)
-    ctx.emit(model.ShellLanded, unit=battery.id, aimed=aimed, fall=fall, landed=landed,
+    ctx.emit(events.ShellLanded, unit=battery.id, aimed=aimed, fall=fall, landed=landed,
              direct=direct, rules=("frontier.artillery", "frontier.fall_of_shot", "grid.arc",
                                    "grid.distance") + (("grid.los",) if direct else ()))
     victim = s.unit_at(landed) if landed is not None else None
@@ -89,7 +90,7 @@ def bombard(ctx: Context, table: Mapping[str, Any], battery: Unit, aimed: Cell) 
     if period["units"][victim.type]["class"] == "commander":
         kind += "_commander"
     if effect in period["effect"][kind] and victim.id not in s.marked:
-        ctx.emit(model.UnitMarked, unit=victim.id, rules=("frontier.effect", "frontier.turn"))
+        ctx.emit(events.UnitMarked, unit=victim.id, rules=("frontier.effect", "frontier.turn"))
 
 
 def remove_marked(ctx: Context) -> None:
@@ -117,7 +118,7 @@ def fight(ctx: Context, table: Mapping[str, Any], target: Unit, attackers: list[
     if floored:
         rules.append("frontier.strength_floor")
     won, lost = a_die <= a_str, d_die <= d_str
-    ctx.emit(model.CombatFought, target=target.id, attackers=tuple(a.id for a in attackers),
+    ctx.emit(events.CombatFought, target=target.id, attackers=tuple(a.id for a in attackers),
              faced=faced.id, attacker_die=a_die, attacker_strength=a_str,
              attacker_modifiers=tuple(a_mods), defender_die=d_die, defender_strength=d_str,
              defender_modifiers=tuple(d_mods), target_destroyed=won, attacker_destroyed=lost,

@@ -16,6 +16,8 @@ from warlog.engine.rulesets import common
 from warlog.engine.rulesets.napoleonic import move
 from warlog.engine.rulesets.portable import combat as portable_combat
 from warlog.engine.state import GameState, Unit
+from warlog.engine.rulesets.common import events as shared_events
+from warlog.engine.rulesets.napoleonic import events
 from warlog.events import model
 
 SIDES = ("red", "blue")
@@ -175,7 +177,7 @@ def roll_fire(ctx: Context, kind: str, source: Unit, target: Unit,
     needed = period(ctx.state, table)["hit_on"]
     die = ctx.roll(kind, rules[0], source.id)
     total = die + sum(v for _, v in modifiers)
-    ctx.emit(model.AttackRolled, attack=kind, source=source.id, target=target.id, die=die,
+    ctx.emit(shared_events.AttackRolled, attack=kind, source=source.id, target=target.id, die=die,
              modifiers=tuple(modifiers), total=total, needed=needed, hit=total >= needed,
              rules=tuple(dict.fromkeys([*rules, *(r for r, _ in modifiers)])))
     if total >= needed:
@@ -191,7 +193,7 @@ def melee(ctx: Context, attacker: Unit, defender: Unit, table: Mapping[str, Any]
         mods = melee_modifiers(s, attacker, defender, table, for_attacker=attacking)
         die = ctx.roll("melee", "napoleonic.melee", unit.id)
         total = die + sum(v for _, v in mods)
-        ctx.emit(model.MeleeRolled, unit=unit.id, opponent=other.id, attacking=attacking,
+        ctx.emit(events.MeleeRolled, unit=unit.id, opponent=other.id, attacking=attacking,
                  die=die, modifiers=tuple(mods), total=total, at_most=at_most,
                  hit=total <= at_most,
                  rules=tuple(dict.fromkeys(["napoleonic.melee", *(r for r, _ in mods)])))
@@ -218,7 +220,7 @@ def offer_advance(ctx: Context, attacker: str, defender: str, cell: Cell,
     won = d.removed or d.cell != cell
     if won and move.row(s, a, table)["class"] in ("infantry", "cavalry") \
             and move.occupant(s, cell, table) is None and s.grid.distance(a.cell, cell) == 1:
-        ctx.emit(model.AdvanceOffered, unit=a.id, cell=cell, rules=rules)
+        ctx.emit(events.AdvanceOffered, unit=a.id, cell=cell, rules=rules)
 
 
 def take_hit(ctx: Context, unit: Unit, attacker: Unit, table: Mapping[str, Any]) -> None:
@@ -235,7 +237,7 @@ def lose_strength(ctx: Context, unit: Unit, table: Mapping[str, Any]) -> None:
     """One strength point gone; at 0 the unit is removed (napoleonic.hits_table)."""
     sp = move.row(ctx.state, unit, table)["sp"]
     left = sp - unit.hits - 1
-    ctx.emit(model.StrengthLost, unit=unit.id, amount=1, total=unit.hits + 1, left=max(left, 0),
+    ctx.emit(shared_events.StrengthLost, unit=unit.id, amount=1, total=unit.hits + 1, left=max(left, 0),
              rules=("napoleonic.hits_table",))
     if left <= 0:
         ctx.emit(model.UnitRemoved, unit=unit.id, hits=unit.hits + 1,

@@ -22,6 +22,7 @@ from warlog.engine.rulesets.napoleonic import move
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.engine.rulesets import order_kinds
+from warlog.engine.rulesets.common import events as shared_events
 from warlog.events import model
 from warlog.events.orders import (
     BombardOrder,
@@ -264,7 +265,7 @@ class Napoleonic:
                            self.table)
         elif isinstance(order, FormationOrder):
             unit = s.units[order.unit]
-            ctx.emit(model.FormationChanged, unit=unit.id,
+            ctx.emit(shared_events.FormationChanged, unit=unit.id,
                      from_formation=move.formation(s, unit, self.table),
                      to_formation=order.formation,
                      rules=("napoleonic.formations", "napoleonic.move.reform_penalty"))
@@ -329,7 +330,7 @@ class Napoleonic:
         if order.choice == "lose":
             fire.lose_strength(ctx, unit, self.table)
         else:
-            ctx.emit(model.UnitRetreated, unit=unit.id, from_cell=cell,
+            ctx.emit(shared_events.UnitRetreated, unit=unit.id, from_cell=cell,
                      to_cell=tuple(owed["retreat_to"]), rules=("napoleonic.hits_table",))
         if s.phase != "melee":
             return

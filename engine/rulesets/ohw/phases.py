@@ -16,8 +16,9 @@ from warlog.engine.rulesets import common
 from warlog.engine.rulesets.ohw import combat as ohw_combat
 from warlog.engine.rulesets.ohw.army import army_types, classes_for, unit_ids
 from warlog.engine.state import GameState, Unit, other_side
+from warlog.engine.rulesets.common import events as shared_events
+from warlog.engine.rulesets.ohw import events
 from warlog.events import model
-from warlog.events.model import ArmyUnit
 
 
 def roll_armies(ctx: Context) -> None:
@@ -29,15 +30,15 @@ def roll_armies(ctx: Context) -> None:
             continue
         roll = ctx.roll(f"army ({spec.units} units)", "ohw.army")
         types = army_types(s.period, spec.units, roll, s.options)
-        units = tuple(ArmyUnit(id=uid, type=t, cell=cell, facing=spec.facing)
+        units = tuple(events.ArmyUnit(id=uid, type=t, cell=cell, facing=spec.facing)
                       for uid, t, cell in zip(unit_ids(side, types), types, spec.cells))
-        ctx.emit(model.ArmyRolled, side=side, size=spec.units, roll=roll,
+        ctx.emit(events.ArmyRolled, side=side, size=spec.units, roll=roll,
                  classes=classes_for(spec.units, roll), units=units, rules=("ohw.army",))
 
 
 def roll_off(ctx: Context, rule: str) -> None:
     """Both sides roll a d6, again on a tie; the higher chooses (here: the roles)."""
-    ctx.emit(model.RollOff, winner=common.roll_higher(ctx, "roll-off", rule), rules=(rule,))
+    ctx.emit(events.RollOff, winner=common.roll_higher(ctx, "roll-off", rule), rules=(rule,))
 
 
 def plan_barrage(ctx: Context) -> None:
@@ -46,7 +47,7 @@ def plan_barrage(ctx: Context) -> None:
     s = ctx.state
     die = ctx.roll("barrage targets", "ohw.machine_age.barrage")
     targets = min(math.ceil(die / 2), len(s.alive(s.defender)))
-    ctx.emit(model.BarragePlanned, targets=targets,
+    ctx.emit(events.BarragePlanned, targets=targets,
              rules=("ohw.machine_age.barrage", "ohw.halving"))
 
 
@@ -64,7 +65,7 @@ def spot(ctx: Context, period: Mapping[str, Any], terrain_table: Mapping[str, An
                 continue
             seen.append((unit.id, enemy.id))
     rules = (f"ohw.{s.period}.spotting",) + (("grid.los",) if s.options.get("line_of_sight") else ())
-    ctx.emit(model.EnemiesSpotted, seen=tuple(seen), rules=rules)
+    ctx.emit(events.EnemiesSpotted, seen=tuple(seen), rules=rules)
 
 
 def clear_line(state: GameState, terrain_table: Mapping[str, Any], a: Unit, b: Unit) -> bool:
@@ -103,7 +104,7 @@ def emit_hits(ctx: Context, kind: str, source: Unit | None, target: Unit, die: i
     rules = rules + list(attack.rules) + [rule for _, rule in attack.halvings]
     if attack.halvings:
         rules.append("ohw.halving")
-    ctx.emit(model.HitsInflicted, attack=kind, source=source.id if source else None,
+    ctx.emit(shared_events.HitsInflicted, attack=kind, source=source.id if source else None,
              target=target.id, die=die, modifier=attack.modifier, base=base,
              doubled=attack.doubled, halvings=tuple(name for name, _ in attack.halvings),
              hits=hits, total=target.hits + hits, rules=tuple(dict.fromkeys(rules)))
@@ -150,7 +151,7 @@ def regroup(ctx: Context, terrain_table: Mapping[str, Any], period: Mapping[str,
             or (allowed is not None and unit.type not in allowed) or s.unit_at(back) is not None):
         return
     rule = f"ohw.{s.period}.regroup"
-    ctx.emit(model.MeleeEnded, attacker=unit.id, defender=target.id, rules=(rule,))
+    ctx.emit(events.MeleeEnded, attacker=unit.id, defender=target.id, rules=(rule,))
     ctx.emit(model.UnitMoved, unit=unit.id, path=(back,), from_cell=unit.cell, to_cell=back,
              rules=(rule,))
 

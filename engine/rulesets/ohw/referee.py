@@ -34,6 +34,8 @@ from warlog.engine.rulesets.ohw.move import (
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.engine.rulesets import order_kinds
+from warlog.engine.rulesets.common import events as shared_events
+from warlog.engine.rulesets.ohw import events
 from warlog.events import model
 from warlog.events.orders import (
     BarrageOrder,
@@ -130,7 +132,7 @@ class OneHourWargames(OrderChecks):
             self._apply_shoot(ctx, order)
         elif isinstance(order, FormationOrder):
             unit = ctx.state.units[order.unit]
-            ctx.emit(model.FormationChanged, unit=unit.id, from_formation=unit.formation,
+            ctx.emit(shared_events.FormationChanged, unit=unit.id, from_formation=unit.formation,
                      to_formation=order.formation, rules=(f"ohw.{ctx.state.period}.square",))
         elif isinstance(order, RolesOrder):
             self._apply_roles(ctx, order)
@@ -202,7 +204,7 @@ class OneHourWargames(OrderChecks):
             period = self.period(s)
             if "attackers" in period or unit.type in period.get("attack_unsupplied", ()):
                 rules += (f"ohw.{s.period}.attack",)
-            ctx.emit(model.MeleeJoined, attacker=unit.id, defender=target.id, aspect=aspect,
+            ctx.emit(shared_events.MeleeJoined, attacker=unit.id, defender=target.id, aspect=aspect,
                      rules=rules)
         elif final != order.facing:
             ctx.emit(model.UnitTurned, unit=unit.id, from_facing=order.facing, to_facing=final,
@@ -255,13 +257,13 @@ class OneHourWargames(OrderChecks):
         if shooter.type in period.get("ammo", ()):
             ammo = ctx.roll("ammunition", f"ohw.{p}.ammo", shooter.id)
             if ammo in period["ammo_out"]:
-                ctx.emit(model.OutOfAmmo, unit=shooter.id, rules=(f"ohw.{p}.ammo",))
+                ctx.emit(events.OutOfAmmo, unit=shooter.id, rules=(f"ohw.{p}.ammo",))
 
     def _apply_roles(self, ctx: Context, order: RolesOrder) -> None:
         s = ctx.state
         trenches = tuple(u.cell for u in s.alive(order.defender)
                          if ohw_combat.on_open_ground(s, u.cell))
-        ctx.emit(model.RolesChosen, attacker=other_side(order.defender), defender=order.defender,
+        ctx.emit(events.RolesChosen, attacker=other_side(order.defender), defender=order.defender,
                  trenches=trenches, rules=("ohw.machine_age.trenches",))
 
     def _apply_barrage(self, ctx: Context, order: BarrageOrder) -> None:

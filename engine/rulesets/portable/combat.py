@@ -19,6 +19,8 @@ from warlog.engine.flow import Context
 from warlog.engine.geometry import Cell
 from warlog.engine.rulesets import common
 from warlog.engine.state import GameState, Unit, other_side
+from warlog.engine.rulesets.common import events as shared_events
+from warlog.engine.rulesets.portable import events
 from warlog.events import model
 
 SIDES = ("red", "blue")
@@ -88,7 +90,7 @@ def roll_attack(ctx: Context, kind: str, source: Unit, target: Unit,
     die = ctx.roll(purpose, "portable.resolution", source.id,
                    decides=lambda face: face + bonus >= needed)
     total = die + bonus
-    ctx.emit(model.AttackRolled, attack=kind, source=source.id, target=target.id, die=die,
+    ctx.emit(shared_events.AttackRolled, attack=kind, source=source.id, target=target.id, die=die,
              modifiers=tuple(modifiers), total=total, needed=needed, hit=total >= needed,
              rules=tuple(dict.fromkeys(["portable.resolution", *rules,
                                         *(r for r, _ in modifiers)])))
@@ -127,17 +129,17 @@ def take_hit(ctx: Context, unit: Unit, attacker: Unit, table: Mapping[str, Any],
     lose = lose or (lambda u: lose_strength(ctx, u, table))
     die = ctx.roll("hit table", rule, unit.id, decides=lambda face: face <= 3)
     if die <= 3:
-        ctx.emit(model.HitTaken, unit=unit.id, attacker=attacker.id, die=die, outcome="lose",
+        ctx.emit(shared_events.HitTaken, unit=unit.id, attacker=attacker.id, die=die, outcome="lose",
                  rules=(rule,))
         lose(ctx.state.units[unit.id])
         return
     cell = retreat_cell(ctx.state, unit, attacker, table)
     if cell is None:
-        ctx.emit(model.HitTaken, unit=unit.id, attacker=attacker.id, die=die,
+        ctx.emit(shared_events.HitTaken, unit=unit.id, attacker=attacker.id, die=die,
                  outcome="lose_no_retreat", rules=(rule,))
         lose(ctx.state.units[unit.id])
         return
-    ctx.emit(model.HitTaken, unit=unit.id, attacker=attacker.id, die=die, outcome="choose",
+    ctx.emit(shared_events.HitTaken, unit=unit.id, attacker=attacker.id, die=die, outcome="choose",
              retreat_to=cell, rules=(rule,))
 
 
@@ -148,12 +150,12 @@ def lose_strength(ctx: Context, unit: Unit, table: Mapping[str, Any]) -> None:
     s = ctx.state
     if notional_commander(s, unit, table):
         full = max_sp(s, unit, table)
-        ctx.emit(model.StrengthLost, unit=unit.id, amount=full - unit.hits, total=full, left=0,
+        ctx.emit(shared_events.StrengthLost, unit=unit.id, amount=full - unit.hits, total=full, left=0,
                  rules=("portable.hit_table", "portable.commander"))
         ctx.emit(model.UnitRemoved, unit=unit.id, hits=full, rules=("portable.commander",))
     else:
         left = max_sp(s, unit, table) - unit.hits - 1
-        ctx.emit(model.StrengthLost, unit=unit.id, amount=1, total=unit.hits + 1,
+        ctx.emit(shared_events.StrengthLost, unit=unit.id, amount=1, total=unit.hits + 1,
                  left=max(left, 0), rules=("portable.hit_table", "portable.sp"))
         if left <= 0:
             ctx.emit(model.UnitRemoved, unit=unit.id, hits=unit.hits + 1, rules=("portable.sp",))
@@ -168,7 +170,7 @@ def check_exhaustion(ctx: Context, side: str, table: Mapping[str, Any]) -> None:
         return
     _, lost = army_strength(s, side, table)
     if lost >= s.exhaustion[side]:
-        ctx.emit(model.ArmyExhausted, side=side, lost=lost, point=s.exhaustion[side],
+        ctx.emit(events.ArmyExhausted, side=side, lost=lost, point=s.exhaustion[side],
                  rules=("portable.exhaustion",))
 
 

@@ -25,6 +25,8 @@ from warlog.engine.rulesets.portable import combat
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.engine.rulesets import order_kinds
+from warlog.engine.rulesets.common import events as shared_events
+from warlog.engine.rulesets.portable import events
 from warlog.events import model
 from warlog.events.orders import (
     EndPhaseOrder,
@@ -82,7 +84,7 @@ class PortableWargame:
         if s.phase == "muster":
             strength = {side: combat.army_strength(s, side, self.table)[0] for side in SIDES}
             points = {side: -(-strength[side] // 3) for side in SIDES}
-            ctx.emit(model.ExhaustionPoints, strength=strength, points=points,
+            ctx.emit(events.ExhaustionPoints, strength=strength, points=points,
                      rules=("portable.exhaustion",))
         elif s.phase == "initiative":
             common.roll_initiative(ctx, "portable.initiative")
@@ -275,7 +277,7 @@ class PortableWargame:
             self._apply_choice(ctx, order)
             return False
         if isinstance(order, UNIT_ORDERS) and s.phase == "activation" and s.active != order.unit:
-            ctx.emit(model.UnitActivated, unit=order.unit, rules=("portable.activation",))
+            ctx.emit(events.UnitActivated, unit=order.unit, rules=("portable.activation",))
         if isinstance(order, RouteOrder):
             self._apply_route(ctx, order)
         elif isinstance(order, ShootOrder):
@@ -351,7 +353,7 @@ class PortableWargame:
         owed = s.pending[0]
         unit = s.units[order.unit]
         if order.choice == "retreat":
-            ctx.emit(model.UnitRetreated, unit=unit.id, from_cell=unit.cell,
+            ctx.emit(shared_events.UnitRetreated, unit=unit.id, from_cell=unit.cell,
                      to_cell=tuple(owed["retreat_to"]), rules=("portable.hit_table",))
         else:
             combat.lose_strength(ctx, unit, self.table)

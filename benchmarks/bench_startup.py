@@ -47,10 +47,17 @@ def warlog() -> list[str]:
     return [sys.executable, "-c", "import sys; from warlog.cli import app; sys.exit(app())"]
 
 
+NO_SERVER = "/nonexistent/warlog-no-command-server"
+"""A command server folder that cannot exist: every run here is the direct path, even where a
+player's own server runs (benchmarks/bench_startup_server.py measures the served path)."""
+
+
 def player_env() -> dict[str, str]:
-    """This environment, with bytecode caching as a player's machine has it (on)."""
-    return {key: value for key, value in os.environ.items()
-            if key != "PYTHONDONTWRITEBYTECODE"}
+    """This environment, with bytecode caching as a player's machine has it (on), and no
+    command server."""
+    env = {key: value for key, value in os.environ.items()
+           if key != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "WARLOG_SERVER_DIR": NO_SERVER}
 
 
 def cpu_of(argv: list[str], cwd: Path) -> float:

@@ -262,7 +262,7 @@ def event_kinds() -> tuple[str, ...]:
 
 
 @cache
-def _event_adapter() -> TypeAdapter:
+def event_adapter() -> TypeAdapter:
     """The discriminated union of every kind, built on first use: a command that only folds a
     log never validates an event, and building the union's schema costs a short command a
     third of its start-up."""
@@ -279,7 +279,7 @@ def parse_event(data: dict[str, Any]) -> Envelope:
     from warlog.events.upcast import UpcastError, upcast
 
     try:
-        return _event_adapter().validate_python(upcast(data))
+        return event_adapter().validate_python(upcast(data))
     except UpcastError as exc:
         raise EventError(str(exc)) from None
     except ValidationError as exc:

@@ -132,7 +132,7 @@ Order = Annotated[
           EndPhaseOrder],
     Field(discriminator="type"),
 ]
-# Built on first use (events/model.py's _event_adapter says why).
+# Built on first use (events/model.py's event_adapter says why).
 ORDER_ADAPTER: TypeAdapter[Order] = TypeAdapter(Order, config=ConfigDict(defer_build=True))
 
 

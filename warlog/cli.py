@@ -45,6 +45,7 @@ COMMANDS: list[tuple[str, str, str]] = [
     (MANAGE, "games", "warlog.manage_cmd:games"),
     (MANAGE, "scenarios", "warlog.manage_cmd:scenarios"),
     (MANAGE, "dashboard", "warlog.manage_cmd:dashboard"),
+    (MANAGE, "serve", "warlog.serve_cmd:serve"),
     (MANAGE, "version", "warlog.manage_cmd:version"),
 ]
 """Panel, name and function ("module:function") of every command, in the order `warlog --help`

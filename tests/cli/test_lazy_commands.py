@@ -60,4 +60,4 @@ def test_help_and_an_unknown_word_build_every_command():
 
 def test_the_installed_script_is_main():
     text = SCRIPT.read_text(encoding="utf-8")
-    assert "from warlog.cli import main" in text
+    assert "from warlog.launch import main" in text  # the client, which runs warlog.cli:main

@@ -22,6 +22,7 @@ from typing import Any
 from warlog.app.errors import GameMovedOn, PlayError
 from warlog.app.session import Session
 from warlog.app.table_dice import DiceNeeded
+from warlog.engine.narration import takeback_text
 from warlog.events.orders import Order
 from warlog.events.store import EventStore
 
@@ -201,13 +202,6 @@ def _orders(n: int) -> str:
     return f"{n} order{'s' if n != 1 else ''}"
 
 
-def taken_back_line(table: Session, event: dict[str, Any]) -> str:
-    """The page's line for a take-back appended: whose orders, how many, where the game is."""
-    state = table.state
-    return (f"{event['side']}'s last {_orders(event['orders'])} taken back: the game stands "
-            f"where it stood before them (turn {state.turn}, {state.to_act or 'nobody'} to act).")
-
-
 def take_back(session: State, table: Session, side: str, orders: int) -> None:
     """The take-back control's click: ``side``'s last ``orders`` orders taken back at once (a
     hot-seat game, or against a bot), or the other seat asked to agree (two browsers); the
@@ -221,7 +215,7 @@ def take_back(session: State, table: Session, side: str, orders: int) -> None:
     if not done:
         return
     forget_position(session)
-    say(session, "success", taken_back_line(table, event))
+    say(session, "success", takeback_text(event))
 
 
 def answer_take_back(session: State, table: Session, agree: bool) -> None:
@@ -234,7 +228,7 @@ def answer_take_back(session: State, table: Session, agree: bool) -> None:
         say(session, "info", "You refused: the orders stand, and the asking page says so.")
         return
     forget_position(session)
-    say(session, "success", taken_back_line(table, event))
+    say(session, "success", takeback_text(event))
 
 
 def pick_unit(session: State, picked: str | None) -> None:

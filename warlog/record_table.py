@@ -17,6 +17,7 @@ from warlog.engine.dice import DiceError
 from warlog.engine.game import Game
 from warlog.engine.flow import phase_name
 from warlog.engine.fold import evolve
+from warlog.engine.narration import takeback_text
 from warlog.engine.rules import IllegalOrder, catalogue
 from warlog.engine import vocabulary
 from warlog.engine.scenario import Scenario
@@ -31,7 +32,7 @@ from warlog.app.session import Session
 from warlog.app.start import start_game
 from warlog.app.table_dice import OpeningDiceNeeded, parse_faces
 from warlog.record import Event, Setup, prepare, run_script, split_dice, take_back_count
-from warlog.record_words import (MOVED_ON, PhaseNumbers, complete_with, count, taken_back_line,
+from warlog.record_words import (MOVED_ON, PhaseNumbers, complete_with, count,
                                  unit_summary)
 
 # -- at the table ----------------------------------------------------------------------------
@@ -326,7 +327,7 @@ class Table:
         from rich.markup import escape
 
         event = self.session.take_back(None, orders)
-        self.say(escape(taken_back_line(event, self.rec.state)))
+        self.say(escape(takeback_text(event)))
         self._listed = None
 
 

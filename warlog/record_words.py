@@ -1,22 +1,20 @@
 """The words of `warlog record`'s prompt that hold no conversation (warlog/record_table.py holds
 that): the order numbers that stay put for a phase, tab completion, a unit's summary, and the
-one-line texts of a take-back and of a game that moved on."""
+one-line text of a game that moved on (a take-back is said in the replay's words:
+engine/narration.takeback_text)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from warlog.app.errors import PlayError
 from warlog.app.notation import format_order
 from warlog.engine import vocabulary
-from warlog.engine.flow import phase_name
 from warlog.engine.state import GameState
 from warlog.events.orders import Order
 
 if TYPE_CHECKING:
     from warlog.record_table import Table
-
-Event = dict[str, Any]
 
 
 class PhaseNumbers:
@@ -71,17 +69,6 @@ def complete_with(table: Table) -> None:
 
 MOVED_ON = ("the game moved on: someone else recorded in it first, so nothing of this was "
             "stored; the table has read it again (the summary shows it as it stands)")
-
-
-def taken_back_line(event: Event, state: GameState) -> str:
-    """One line for a take-back: whose orders, how many, from which event, and where the game
-    now stands (``state``, after it)."""
-    n = event["orders"]
-    player = state.players.get(event["side"], event["side"])
-    now = (f"turn {state.turn}, {state.to_act} ({state.players.get(state.to_act or '', '-')}) "
-           f"{phase_name(state.phase)}")
-    return (f"took back {count(n, 'order')} of {event['side']} ({player}) from event "
-            f"{event['back_to']}: the game stands where it stood before it, {now}")
 
 
 def unit_summary(state: GameState, unit: str, legal: list[Order]) -> str:

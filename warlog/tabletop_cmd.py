@@ -178,13 +178,13 @@ def takeback_cmd(
     nothing is deleted, and the game stands where it stood before those orders."""
     from warlog.app.errors import PlayError
     from warlog.app.session import Session
-    from warlog.record_words import taken_back_line
+    from warlog.engine.narration import takeback_text
 
     try:
         with friendly(), database(db, game) as store:
             session = Session(store, game, every_seat=True)
             event = session.take_back(side, orders)
-            line = taken_back_line(event, session.state)
+            line = takeback_text(event)
     except PlayError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(1) from None

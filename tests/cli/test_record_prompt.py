@@ -237,8 +237,8 @@ def test_takeback_with_a_number_puts_the_side_back_and_the_game_goes_on_and_veri
     first_move = next(e for e in events if e["kind"] == "order_given")
     assert took[0]["back_to"] == first_move["seq"]
     answer = said.answer(2)
-    assert answer[0] == (f"took back 2 orders of red (Ann) from event {first_move['seq']}: the "
-                         "game stands where it stood before it, turn 1, red (Ann) movement")
+    assert answer[0] == (f"Red (Ann) takes back 2 orders (from event {first_move['seq']}): the "
+                         "game goes back to turn 1, red's movement phase.")
     assert answer[1] == "turn 1 · red (Ann) · movement: 85 legal orders"  # the summary again
     assert cell_of(store, "r-inf-1") == start_inf  # back where it stood, and not moved again
     assert cell_of(store, "r-arc-1") != start_arc  # the order given after it stands

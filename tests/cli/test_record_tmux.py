@@ -71,10 +71,10 @@ def test_a_game_recorded_by_keystrokes_takes_back_an_end_of_phase_and_verifies(t
         pane.type("move r-inf-1 E 3", "r-inf-1 moves 3 cells")
         pane.type("move r-arc-1 E 2", "r-arc-1 moves 2 cells")
         pane.type("end", "red's shooting phase begins")
-        pane.type("takeback", "took back 1 order of red (Ann)")
+        pane.type("takeback", "Red (Ann) takes back 1 order")
         screen = pane.screen()
-        said = screen[screen.rindex("took back"):]
-        assert said.splitlines()[0].endswith("turn 1, red (Ann) movement")
+        said = " ".join(screen[screen.rindex("Red (Ann) takes back"):].split())  # unwrapped
+        assert "the game goes back to turn 1, red's movement phase." in said
         pane.type("move r-skm-1 E 1", "red orders: r-skm-1 moves E 1")
         pane.type("end", "red's shooting phase begins", times=2)
         pane.type("end", "blue's movement phase begins")

@@ -33,8 +33,8 @@ def test_takeback_puts_the_side_back_then_an_order_is_given_again_and_the_game_v
     order("move", "r-arc-1", "E", "2")
     first = next(e for e in stored() if e["kind"] == "order_given")
     out = run("takeback", GAME, "--orders", "2", "--db", "a.db").output
-    assert out.strip() == (f"took back 2 orders of red (Ann) from event {first['seq']}: the game "
-                           "stands where it stood before it, turn 1, red (Ann) movement")
+    assert out.strip() == (f"Red (Ann) takes back 2 orders (from event {first['seq']}): the game "
+                           "goes back to turn 1, red's movement phase.")  # the replay's words
     events = stored()
     assert events[-1]["kind"] == "orders_taken_back" and events[-1]["by"] == "Ann"
     assert Game(events).state.units["r-inf-1"].cell == start
@@ -49,7 +49,7 @@ def test_an_end_of_phase_is_taken_back_by_the_side_that_gave_it():
     order("end")
     order("end")  # red's shooting: blue's movement begins
     out = run("takeback", GAME, "--db", "a.db").output  # the side that ordered last: red
-    assert out.strip().endswith("turn 1, red (Ann) shooting")
+    assert out.strip().endswith("the game goes back to turn 1, red's shooting phase.")
     assert Game(stored()).state.to_act == "red"
 
 

@@ -56,7 +56,7 @@ def test_an_end_is_taken_back_from_the_page_and_the_game_verifies(dashboard):
 
     def taken_back() -> bool:
         click_if_there(take.first)  # gone once taken back: never clicked twice
-        return until(page, "() => document.body.innerText.includes('order taken back')")
+        return until(page, "() => document.body.innerText.includes('takes back 1 order')")
 
     wait_until(taken_back, "the take-back button never took the end back")
     page.wait_for_function("h => document.body.innerText.includes(h)", arg=before)

@@ -252,7 +252,8 @@ def test_a_take_back_forgets_the_gone_position_and_says_what_was_taken_back(stor
     session: dict = {"play_unit": "r-inf-1", "play_offer": ["an order"], "play_dice": "waits"}
     play_flow.take_back(session, table, side, 1)
     assert session == {"play_message": ("success", session["play_message"][1])}
-    assert session["play_message"][1].startswith(f"{side}'s last 1 order taken back")
+    assert session["play_message"][1].startswith(f"{side.capitalize()}")
+    assert "takes back 1 order (from event" in session["play_message"][1]
     assert (table.state.turn, table.state.phase, table.state.to_act) == before
     assert store.read(gid)[-1]["kind"] == "orders_taken_back"
 

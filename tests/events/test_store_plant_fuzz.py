@@ -26,6 +26,7 @@ import pytest
 
 from warlog.engine.bots import play_out
 from warlog.engine.scenario import load_scenario
+from warlog.events import takeback_requests
 from warlog.events.analysis_store import AnalysisStore
 from warlog.events.sqlite_guard import _shown
 from warlog.events.sqlite_schema import reference
@@ -50,6 +51,8 @@ TABLES = {  # warlog's tables and their columns
               "first_event_chain"),
     "winprob_curves": ("game", "params", "last_seq", "curve"),
     "seat_links": ("game", "side", "issue", "token_sha256"),
+    "game_reviews": ("game", "params", "last_seq", "review"),
+    "takeback_requests": ("game", "n", "side", "orders", "at_seq", "what"),
 }
 KINDS = ("trigger", "index", "view", "recursive view", "table", "own trigger replaced",
          "own index replaced", "table renamed to a view")
@@ -238,6 +241,9 @@ def base(tmp_path_factory) -> Base:
         assert store.altered == []
     with AnalysisStore(path) as analyses:
         analyses.save_curve("g1", {"playouts": 1}, cut, {"p": [0.5]})
+        analyses.save_review("g1", {"budget": 1}, cut, {"game": "g1", "orders": []})
+    with SQLiteEventStore(path) as store:  # the tables made on first write: every one there
+        takeback_requests.ask(store, "g1", "red", 1, cut)
     return Base(path, g1[cut:cut + 3], cut, g3[:opening_length(g3)])
 
 
@@ -337,12 +343,18 @@ def _check(plant: Plant, base: Base, db: Path, planted: list[str]) -> None:
             with pytest.raises(StoreError) as info:
                 store.verify("g1")
             one_line(info.value)
+            with pytest.raises(StoreError) as info:  # a take-back asked between two browsers
+                takeback_requests.ask(store, "g1", "blue", 1, base.stored)
+            one_line(info.value)
         assert dump(db) == planted
         OUTCOMES[f"{plant.kind}: open found it"] += 1
     try:
         with AnalysisStore(db) as analyses:
             with pytest.raises(StoreError) as info:
                 analyses.save_curve("g1", {"playouts": 2}, base.stored, {"p": [0.25]})
+            one_line(info.value)
+            with pytest.raises(StoreError) as info:
+                analyses.save_review("g1", {"budget": 2}, base.stored, {"orders": []})
             one_line(info.value)
     except StoreError as exc:  # the open of the analysis store itself
         one_line(exc)

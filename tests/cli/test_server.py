@@ -246,3 +246,21 @@ def _serve_app():
     from warlog.cli import build
 
     return build({"serve"})
+
+
+@pytest.mark.parametrize("where", ["a file", "under a file", "too deep", "shared"])
+def test_a_server_folder_it_cannot_use_is_one_line_and_exit_1(where, monkeypatch, tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("not a folder")
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o777)
+    folder = {"a file": afile, "under a file": afile / "server", "too deep": tmp_path /
+              ("x" * 120), "shared": shared}[where]
+    monkeypatch.setenv("WARLOG_SERVER_DIR", str(folder))
+    said = CliRunner().invoke(_serve_app(), ["serve", "start"])
+    assert said.exit_code == 1 and "Traceback" not in said.output
+    lines = said.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), said.output
+    assert str(folder) in lines[0] or where == "too deep"
+    assert not (tmp_path / ("x" * 120)).exists()  # nothing made for a path it refuses

@@ -41,6 +41,10 @@ READ_TIMEOUT = 10.0
 server)."""
 
 
+MAX_SOCKET_PATH = 107
+"""The longest path a Unix socket may have on Linux (sun_path holds 108 bytes with its NUL)."""
+
+
 class ServerError(Exception):
     """A server that cannot be started or asked; the message is one line for the user."""
 
@@ -111,8 +115,16 @@ def start(config: Config) -> int:
     if not available():
         raise ServerError("the command server is not available here (it needs fork, Unix "
                           "sockets and descriptor passing)")
-    os.makedirs(config.folder, mode=0o700, exist_ok=True)
-    info = os.stat(config.folder)
+    if len(os.path.join(config.folder, SOCKET_NAME).encode()) > MAX_SOCKET_PATH:
+        raise ServerError(f"the command server's folder {config.folder} is too deep for a "
+                          f"socket (its path may be at most {MAX_SOCKET_PATH} bytes): set "
+                          "WARLOG_SERVER_DIR to a shorter one")
+    try:
+        os.makedirs(config.folder, mode=0o700, exist_ok=True)
+        info = os.stat(config.folder)
+    except OSError as exc:  # a file there, a folder it may not make: the user's to mend
+        raise ServerError(f"cannot make the command server's folder {config.folder}: "
+                          f"{exc.strerror or exc}") from None
     if info.st_uid != os.getuid() or info.st_mode & 0o077:
         raise ServerError(f"{config.folder} must be a folder of yours that only you may "
                           "enter (chmod 700)")

@@ -21,9 +21,8 @@ from warlog.engine.fold import TAKEBACK, evolve, initial_state, live
 from warlog.engine.flow import phase_name
 from warlog.engine.narration import hits_text, order_text
 from warlog.engine.rulesets import get_ruleset
-from warlog.engine.rulesets.frontier.fire import FALLS
-from warlog.engine.rulesets.ohw.combat import halve, in_trench
-from warlog.engine.rulesets.tables import load_table, rules_title
+from warlog.engine.rulesets.ohw.combat import halve
+from warlog.engine.rulesets.tables import rules_title
 from warlog.engine.state import SIDES, GameState
 from warlog.engine.takeback import voided
 
@@ -183,21 +182,18 @@ def resolutions(events: Sequence[Event]) -> Iterator[tuple[int, str, float, floa
     """Every resolved die as (turn, side, what it gave, what an average die gives): hits for
     a hits roll (One Hour Wargames, density), 1 or 0 for a die that hits or misses (the
     Portable Wargame, Napoleonic fire), 1 or 0 for a Napoleonic melee die that holds (a low roll
-    hurts its own unit), and Frontier's: each combat die at or under its strength (1: it
-    destroyed the enemy), the fall of shot (1: on target) and the artillery effect die (1: it
-    went the firer's way: destroying an enemy, sparing a friend). What it gave less the average
-    is that die's luck, for its side."""
+    hurts its own unit). A rule system whose dice read otherwise weighs them itself (its
+    referee's optional ``luck_dice(events, units)``: Frontier's combat, fall of shot and
+    effect dice). What it gave less the average is that die's luck, for its side."""
     events = live(events)
     units = _units(events)
+    own = getattr(get_ruleset(events[0]["rule_system"]), "luck_dice", None)
+    if own is not None:
+        yield from own(events, units)
+        return
     mode = events[0].get("options", {}).get("halving", "each")
-    shell: Event | None = None  # Frontier: the shot whose effect die comes next
     for e in events:
-        if e["kind"] in ("combat_fought", "shell_landed") or (
-                e["kind"] == "dice_rolled" and e["purpose"] == "artillery effect"):
-            if e["kind"] == "shell_landed":
-                shell = e
-            yield from _frontier_die(events[0], units, e, shell)
-        elif e["kind"] == "hits_inflicted":
+        if e["kind"] == "hits_inflicted":
             yield e["turn"], _striking_side(e, units), e["hits"], expected_hits(e, mode)
         elif e["kind"] == "attack_rolled":
             bonus = sum(v for _, v in e["modifiers"])
@@ -207,30 +203,6 @@ def resolutions(events: Sequence[Event]) -> Iterator[tuple[int, str, float, floa
             bonus = sum(v for _, v in e["modifiers"])
             holds = sum(f + bonus > e["at_most"] for f in range(1, 7)) / 6
             yield e["turn"], units[e["unit"]].side, int(not e["hit"]), holds
-
-
-def _frontier_die(first: Event, units: dict[str, Any], e: Event, shell: Event | None
-                  ) -> Iterator[tuple[int, str, float, float]]:
-    """Frontier's resolved dice in one event (see resolutions)."""
-    if e["kind"] == "combat_fought":  # frontier.combat: each side's die at or under its strength
-        yield (e["turn"], units[e["faced"]].side, int(e["target_destroyed"]),
-               min(e["attacker_strength"], 6) / 6)
-        yield (e["turn"], units[e["target"]].side, int(e["attacker_destroyed"]),
-               min(e["defender_strength"], 6) / 6)
-    elif e["kind"] == "shell_landed":  # frontier.fall_of_shot: the faces no fall names hit
-        yield e["turn"], units[e["unit"]].side, int(e["fall"] == "on target"), \
-            (6 - len(FALLS)) / 6
-    elif shell is not None:  # frontier.effect: the faces that destroy, direct or indirect
-        period = load_table("frontier")["periods"][first["period"]]
-        victim, side = units[e["unit"]], units[shell["unit"]].side
-        kind = ("direct" if shell["direct"] else "indirect") + (
-            "_commander" if period["units"][victim.type]["class"] == "commander" else "")
-        destroys = e["faces"][0] in period["effect"][kind]
-        p = len(period["effect"][kind]) / 6
-        if victim.side == side:
-            yield e["turn"], side, int(not destroys), 1 - p
-        else:
-            yield e["turn"], side, int(destroys), p
 
 
 def luck(events: Sequence[Event]) -> list[dict[str, Any]]:
@@ -453,27 +425,6 @@ def system_name(state: GameState) -> str:
 
 def unit_status(state: GameState, unit: Any) -> list[str]:
     """What a player should see on a unit beyond its hits and facing, in the words of the
-    period's rules: out of ammunition, in square or column, a battery limbered, figures out of
-    formation, in a trench, hull-down, spotted."""
-    out = []
-    if unit.out_of_ammo:
-        out.append("out of ammunition")
-    if unit.formation in ("square", "column", "limbered"):  # line and unlimbered: as drawn
-        out.append(unit.formation)
-    if unit.disordered:
-        out.append("out of formation")
-    if in_trench(state, unit):
-        out.append("in a trench")
-    period = load_table(state.rule_system)["periods"].get(state.period, {})
-    terrain = state.terrain.get(unit.cell, "open")
-    for h in period.get("halvings", ()):  # protection that comes from where the unit stands
-        if (h["name"] == "hull-down" and terrain in h.get("terrain", ())
-                and unit.type in h.get("targets", ())):
-            out.append("hull-down")
-    if any(target == unit.id for _, target in state.spotted):
-        out.append("spotted")
-    if unit.side in state.exhausted:
-        out.append("army exhausted")
-    if unit.id in state.marked:
-        out.append("destroyed by artillery")
-    return out
+    period's rules (out of ammunition, in square, in a trench, spotted, ...): its rule system's
+    record says (``GameState.unit_status``)."""
+    return state.unit_status(unit)

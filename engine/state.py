@@ -116,6 +116,11 @@ class GameState:
         whose phase it is."""
         return self.pending[0]["side"] if self.pending else self.side
 
+    def unit_status(self, unit: Unit) -> list[str]:
+        """What a player should see on ``unit`` beyond its hits and facing, in its rules' words
+        (the board's badges, `warlog show`): a rule system's record says (the core has none)."""
+        return []
+
     # -- copies and digests --------------------------------------------------------------------
     def copy(self) -> GameState:
         """An independent copy (units and the containers the fold changes are the mutable

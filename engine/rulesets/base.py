@@ -8,6 +8,7 @@ board, a period of a system is a table plus a few hooks.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Protocol
 
 from warlog.engine.flow import Context
@@ -90,3 +91,13 @@ class BoardHooks(Protocol):
 
     def trench_cells(self, state: GameState) -> list:
         """Cells to draw as trenches (dug or held), in drawing order."""
+
+
+class AnalysisHooks(Protocol):
+    """What a rule system may say of its own dice to the analysis, optional as BoardHooks are:
+    a system whose dice are read otherwise than a hits roll, a hit-or-miss die or a melee die
+    that holds (engine/analysis.py ``resolutions``) weighs them itself."""
+
+    def luck_dice(self, events: list, units: dict) -> Iterator[tuple[int, str, float, float]]:
+        """Every die resolved in ``events`` (a live log) as (turn, side, what it gave, what an
+        average die gives)."""

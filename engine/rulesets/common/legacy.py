@@ -115,6 +115,37 @@ class LegacyState(GameState):
         return False
 
     # -- copies and digests --------------------------------------------------------------------
+    def unit_status(self, unit: LegacyUnit) -> list[str]:
+        """The five systems' period state on a unit, in their rules' words: out of ammunition,
+        in square or column, a battery limbered, figures out of formation, in a trench,
+        hull-down, spotted, its army exhausted, destroyed by artillery (engine/analysis.py's,
+        moved verbatim: the order is the badges' on the board)."""
+        from warlog.engine.rulesets.ohw.combat import in_trench
+        from warlog.engine.rulesets.tables import load_table
+
+        out = []
+        if unit.out_of_ammo:
+            out.append("out of ammunition")
+        if unit.formation in ("square", "column", "limbered"):  # line and unlimbered: as drawn
+            out.append(unit.formation)
+        if unit.disordered:
+            out.append("out of formation")
+        if in_trench(self, unit):
+            out.append("in a trench")
+        period = load_table(self.rule_system)["periods"].get(self.period, {})
+        terrain = self.terrain.get(unit.cell, "open")
+        for h in period.get("halvings", ()):  # protection that comes from where the unit stands
+            if (h["name"] == "hull-down" and terrain in h.get("terrain", ())
+                    and unit.type in h.get("targets", ())):
+                out.append("hull-down")
+        if any(target == unit.id for _, target in self.spotted):
+            out.append("spotted")
+        if unit.side in self.exhausted:
+            out.append("army exhausted")
+        if unit.id in self.marked:
+            out.append("destroyed by artillery")
+        return out
+
     def copy(self) -> LegacyState:
         """An independent copy (units and the containers the fold changes are the mutable
         parts; scenario, grid, terrain and memo are shared). Field by field, by cloners written

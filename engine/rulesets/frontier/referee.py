@@ -18,7 +18,7 @@ from warlog.engine.reach import FireZone
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import common
 from warlog.engine.rulesets.common.legacy import LegacyState, LegacyUnit
-from warlog.engine.rulesets.frontier import fire
+from warlog.engine.rulesets.frontier import fire, luck
 from warlog.engine.rulesets.tables import load_table
 from warlog.engine.state import GameState, Unit, other_side
 from warlog.engine.rulesets import order_kinds
@@ -43,6 +43,11 @@ class Frontier:
 
     def __init__(self) -> None:
         self.table = load_table("frontier")
+
+    def luck_dice(self, events: list[dict[str, Any]], units: dict[str, Any]):
+        """frontier.combat, frontier.fall_of_shot, frontier.effect: its dice weighed for the
+        luck chart (frontier/luck.py), which reads no hits roll."""
+        return luck.resolutions(events, units)
 
     def period(self, state: GameState) -> dict[str, Any]:
         return self.table["periods"][state.period]

@@ -74,35 +74,23 @@ def hits_text(n: int) -> str:
     return f"{n} hit" if n == 1 else f"{n} hits"
 
 
-def _modifiers(modifiers: Sequence[Sequence[Any]]) -> str:
+def modifiers_text(modifiers: Sequence[Sequence[Any]]) -> str:
     """Each modifier as its value, its few words where the catalogue has them, and its rule:
     " + 2 in line (napoleonic.fire.line)"."""
     rules = catalogue()
     out = []
     for rule, value in modifiers:
         short = rules[rule].short if rule in rules else None
-        out.append(f" {_signed(value)}" + (f" {short}" if short else "") + f" ({rule})")
+        out.append(f" {signed(value)}" + (f" {short}" if short else "") + f" ({rule})")
     return "".join(out)
 
 
-def _notional_commander(s: GameState | None, unit: str) -> bool:
-    """A Portable Wargame Commander whose strength points are notional (portable.commander):
-    a hit that would cost him a point means he is lost."""
-    return (s is not None and s.options.get("commander_sp") == "notional" and unit in s.units
-            and s.rule_system == "portable" and s.units[unit].type == "Commander")
-
-
-def _signed(n: int) -> str:
+def signed(n: int) -> str:
     return f"+ {n}" if n >= 0 else f"- {-n}"
 
 
 def cell_text(c: Sequence[int]) -> str:
     return f"({c[0]}, {c[1]})"
-
-
-ATTACK_VERBS = {"melee": "attacks", "strike_back": "strikes back at", "shooting": "shoots at",
-                "missile_machine": "hurls at", "pila": "throws pila at", "artillery": "fires on",
-                "musketry": "fires a volley at", "pila_volley": "throws pila at"}
 
 
 def narrate(event: Event, state_before: GameState | None) -> str:
@@ -150,27 +138,6 @@ def narrate(event: Event, state_before: GameState | None) -> str:
         if event.get("stopped_by"):
             text += ", where it stops: a unit entering a terrain feature goes no further"
         return text + "."
-    if k == "melee_joined":
-        return f"{event['attacker']} attacks {event['defender']} in the {event['aspect']}."
-    if k == "hits_inflicted":
-        verb = "shoots" if event["attack"] == "shooting" else "fights"
-        who = (f"{event['source']} {verb} {event['target']}" if event["source"] is not None
-               else f"The barrage strikes {event['target']}")
-        why = ""
-        if event["modifier"] and s is not None and event["source"] in s.units:
-            kinds = (s.units[event["source"]].type, s.units[event["target"]].type)
-            why = (f" ({kinds[0]} shooting at {kinds[1]})" if event["attack"] == "shooting"
-                   else f" ({kinds[0]} in melee)")
-        disorder = (f" {_signed(event['disorder'])} (figures out of formation)"
-                    if event.get("disorder") else "")
-        text = (f"{who}: die {event['die']}{disorder} {_signed(event['modifier'])}{why} = "
-                f"{event['base']}")
-        if event.get("doubled"):
-            text += f", doubled (flank or rear) = {event['base'] * 2}"
-        if event.get("halvings"):
-            text += ", halved for " + " and ".join(event["halvings"])
-        limit = f" of {s.options['hits_to_remove']}" if s else ""
-        return text + f" -> {hits_text(event['hits'])} (total {event['total']}{limit})."
     if k == "unit_removed":
         if event["hits"]:
             return f"{event['unit']} is removed with {event['hits']} hits."
@@ -191,109 +158,6 @@ def narrate(event: Event, state_before: GameState | None) -> str:
     if k == "side_conceded":
         by = f" ({event['by']})" if event.get("by") else ""
         return f"{event['side']} concedes{by}: the battle is given up."
-    if k == "shell_landed":
-        where = cell_text(event["landed"]) if event["landed"] is not None else "off the board"
-        how = "direct" if event["direct"] else "indirect"
-        return (f"{event['unit']} fires ({how}) at {cell_text(event['aimed'])}: the shot falls "
-                f"{event['fall']}, on {where}.")
-    if k == "unit_marked":
-        return (f"{event['unit']} is destroyed by the artillery (removed once every battery has "
-                "fired).")
-    if k == "combat_fought":
-        def side(die, strength, mods):
-            extra = "".join(f" {_signed(v)} ({r})" for r, v in mods)
-            return f"die {die} against strength {strength}{extra and ' (' + extra.strip() + ')'}"
-        result = []
-        if event["target_destroyed"]:
-            result.append(f"{event['target']} is destroyed")
-        if event["attacker_destroyed"]:
-            result.append(f"{event['faced']} is destroyed")
-        who = ", ".join(event["attackers"])
-        attacker = side(event["attacker_die"], event["attacker_strength"],
-                        event["attacker_modifiers"])
-        defender = side(event["defender_die"], event["defender_strength"],
-                        event["defender_modifiers"])
-        return (f"{who} fight {event['target']}: attacker {attacker}; defender {defender}: "
-                + (" and ".join(result) if result else "both stand") + ".")
-    if k == "melee_rolled":
-        mods = _modifiers(event["modifiers"])
-        role = "attacking" if event["attacking"] else "defending"
-        result = "takes a hit" if event["hit"] else "holds"
-        return (f"{event['unit']} ({role} against {event['opponent']}): die {event['die']}{mods}"
-                f" = {event['total']}; {event['at_most']} or less takes a hit: it {result}.")
-    if k == "advance_offered":
-        return (f"{event['unit']} may advance into {cell_text(event['cell'])}, the cell its enemy "
-                "left.")
-    if k == "disorder_tested":
-        why = {"terrain": "crossing rough ground", "friends": "passing through friends",
-               "turn": "turning in place"}[event["reason"]]
-        if event["figures"]:
-            n = event["figures"]
-            out = f"below it: {n} figure{'s fall' if n != 1 else ' falls'} out of formation"
-        else:
-            out = "not below it: the ranks hold"
-        return (f"{event['unit']} tests its order ({why}): die {event['die']} against density "
-                f"{event['density']}, {out}.")
-    if k == "unit_reformed":
-        n = event["figures"]
-        return (f"{event['unit']} reforms: {n} figure{'s' * (n != 1)} rejoin the ranks." if n
-                else f"{event['unit']} reforms.")
-    if k == "initiative_won":
-        return f"{event['winner']} wins the initiative and activates first this turn."
-    if k == "unit_activated":
-        return f"{event['unit']} is activated."
-    if k == "attack_rolled":
-        verb = ATTACK_VERBS[event["attack"]]
-        mods = _modifiers(event["modifiers"])
-        result = "a hit" if event["hit"] else "a miss"
-        return (f"{event['source']} {verb} {event['target']}: die {event['die']}{mods} = "
-                f"{event['total']}, needs {event['needed']}: {result}.")
-    if k == "hit_taken":
-        lose, lose_to = "loses a strength point", "lose a strength point"
-        if _notional_commander(s, event["unit"]):  # portable.commander
-            lose, lose_to = ("is lost (a Commander's strength points are notional)",
-                             "let him be lost")
-        outcome = {"lose": lose,
-                   "lose_no_retreat": f"cannot retreat, so {lose}",
-                   "choose": "its owner chooses: retreat to "
-                             f"{cell_text(event['retreat_to'] or (0, 0))} or {lose_to}"
-                   }[event["outcome"]]
-        return f"{event['unit']} rolls {event['die']} on the hit table: {outcome}."
-    if k == "strength_lost":
-        return f"{event['unit']} loses {event['amount']} SP ({event['left']} left)."
-    if k == "unit_retreated":
-        return (f"{event['unit']} retreats from {cell_text(event['from_cell'])} to "
-                f"{cell_text(event['to_cell'])}.")
-    if k == "exhaustion_points":
-        parts = [f"{side} {event['points'][side]} of {event['strength'][side]} SP"
-                 for side in event["points"]]
-        return "Exhaustion points: " + ", ".join(parts) + "."
-    if k == "army_exhausted":
-        return (f"{event['side']}'s army is exhausted: {event['lost']} SP lost, its point is "
-                f"{event['point']}. From the next turn it may not attack or advance.")
-    if k == "melee_ended":
-        return f"{event['attacker']} falls back from {event['defender']}: the melee is over."
-    if k == "out_of_ammo":
-        return f"{event['unit']} is out of ammunition and may not shoot again."
-    if k == "formation_changed":
-        return f"{event['unit']} forms {event['to_formation']}."
-    if k == "enemies_spotted":
-        seen = sorted({b for _, b in event["seen"]})
-        return (f"{event['side']} spots " + (", ".join(seen) if seen else "no enemy") + ".")
-    if k == "roll_off":
-        return f"{event['winner']} wins the roll-off and chooses the roles."
-    if k == "roles_chosen":
-        dug = len(event["trenches"])
-        return (f"{event['attacker']} attacks, {event['defender']} defends"
-                + (f", with {dug} unit{'s' * (dug != 1)} in trenches." if dug else "."))
-    if k == "barrage_planned":
-        n = event["targets"]
-        return f"The barrage may strike {n} unit{'s' * (n != 1)}."
-    if k == "army_rolled":
-        counts = ", ".join(f"{n} {c}" for c, n in event["classes"].items() if n)
-        types = ", ".join(u["type"] for u in event["units"])
-        return (f"{event['side']} rolls {event['roll']} for an army of {event['size']}: "
-                f"{counts} — {types}.")
     if k == "state_checksum":
         return f"End of turn {event['turn']}: state checksum {event['sha256'][:12]}…"
     if k == "game_ended":
@@ -302,6 +166,9 @@ def narrate(event: Event, state_before: GameState | None) -> str:
         extra = (" Objectives held: " + ", ".join(f"{k2} {v}" for k2, v in held.items()) + "."
                  if held else "")
         return f"Game over: {result} ({event['reason']}).{extra}"
+    own = _package_narrations().get(k)  # a rule system's own kind: its package says it
+    if own is not None:
+        return own(event, s)
     return f"{k} (seq {event['seq']})."
 
 
@@ -346,3 +213,11 @@ def narrate_all(events: Sequence[Event]) -> list[str]:
     back."""
     return [line if by is None else f"{line} {taken_back_mark(by)}"
             for line, by in narrate_log(events)]
+
+
+def _package_narrations():
+    """Every package's narration of its kinds (the registry's ``event_narrations``), read on
+    first use: the registry is imported only when a system's own kind is told."""
+    from warlog.engine.rulesets import event_narrations
+
+    return event_narrations()

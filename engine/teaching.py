@@ -19,6 +19,7 @@ from typing import Any
 from warlog.engine import analysis, narration
 from warlog.engine.rules import IllegalOrder
 from warlog.engine.rulesets import get_ruleset
+from warlog.engine.rulesets.common.narration import ATTACK_VERBS
 from warlog.engine.state import GameState, other_side
 from warlog.events.orders import Order, parse_order
 
@@ -52,7 +53,7 @@ def _resolution_question(step: analysis.Step, i: int, e: Event, before: GameStat
         return Question(step.index, i, "hits", f"{who}, and the die shows {e['die']}. How many "
                         "hits does it score?", (), str(e["hits"]), rules, said)
     if e["kind"] == "attack_rolled":
-        verb = narration.ATTACK_VERBS[e["attack"]]
+        verb = ATTACK_VERBS[e["attack"]]
         return Question(step.index, i, "hit", f"{e['source']} {verb} {e['target']}, and the die "
                         f"shows {e['die']}. Does it hit?", ("hit", "miss"),
                         "hit" if e["hit"] else "miss", rules, said)

@@ -62,40 +62,51 @@ def get_ruleset(system: str) -> Ruleset:
     return ruleset
 
 
+def _package_module(name: str, module: str) -> Any:
+    """Package ``name``'s module ``module`` (folds, events, narration)."""
+    return import_module(f"{__name__}.{name}.{module}")
+
+
+def _by_kind(table_of: Callable[[str], dict[str, Any]], what: str) -> dict[str, Any]:
+    """Every package's table (event kind -> its entry; ``table_of(package)``) joined into
+    one: ``common`` first, then the systems in registry order. A kind two packages claim is an
+    error naming both, not an override, so no package's entry is silently lost."""
+    joined: dict[str, Any] = {}
+    owner: dict[str, str] = {}
+    for name in ("common", *BUILTIN):
+        for kind, entry in table_of(name).items():
+            if kind in owner:
+                raise ValueError(f"event kind {kind!r} is {what} by two packages "
+                                 f"({owner[kind]} and {name})")
+            owner[kind] = name
+            joined[kind] = entry
+    return joined
+
+
 @cache
 def event_folds() -> dict[str, Callable[[Any, dict[str, Any]], None]]:
-    """Event kind -> its fold, for every kind a package owns (each package's ``folds.FOLDS``:
-    ``common`` first, then the systems in registry order); the core's kinds are engine/fold.py's.
+    """Event kind -> its fold, for every kind a package owns (each package's ``folds.FOLDS``);
+    the core's kinds are engine/fold.py's.
 
     One table for every system (the plan's conservative choice, section 4.2): a log forged to
-    hold another system's kind folds as it did before the folds moved into the packages. A kind
-    two packages claim is an error, not an override, so no package's fold is silently lost.
+    hold another system's kind folds as it did before the folds moved into the packages.
     Built once: the fold modules are light (they import no referee)."""
-    table: dict[str, Callable[[Any, dict[str, Any]], None]] = {}
-    for name in ("common", *BUILTIN):
-        folds = import_module(f"{__name__}.{name}.folds").FOLDS
-        for kind in folds:
-            if kind in table:
-                raise ValueError(f"event kind {kind!r} is folded by two packages (the second: "
-                                 f"{name})")
-        table.update(folds)
-    return table
+    return _by_kind(lambda name: _package_module(name, "folds").FOLDS, "folded")
 
 
 @cache
 def event_models() -> tuple[Any, ...]:
-    """The event models every package owns (each package's ``events.MODELS``: ``common`` first,
-    then the systems in registry order); the core's kinds are events/model.py's, which joins
-    these to them (``event_models`` there). A package owns a kind's model and its fold alike
-    (tests/engine/test_event_packages.py); a kind two packages claim is an error."""
-    models: list[Any] = []
-    owner: dict[str, str] = {}
-    for name in ("common", *BUILTIN):
-        for model in import_module(f"{__name__}.{name}.events").MODELS:
-            kind = model.model_fields["kind"].default
-            if kind in owner:
-                raise ValueError(f"event kind {kind!r} is modelled by two packages "
-                                 f"({owner[kind]} and {name})")
-            owner[kind] = name
-            models.append(model)
-    return tuple(models)
+    """The event models every package owns (each package's ``events.MODELS``, in that order);
+    the core's kinds are events/model.py's, which joins these to them (``event_models``
+    there). A package owns a kind's model, its fold and its words alike
+    (tests/engine/test_event_packages.py)."""
+    return tuple(_by_kind(lambda name: {m.model_fields["kind"].default: m for m in
+                                        _package_module(name, "events").MODELS},
+                          "modelled").values())
+
+
+@cache
+def event_narrations() -> dict[str, Callable[[dict[str, Any], Any], str]]:
+    """Event kind -> how it is told in words, for every kind a package owns (each package's
+    ``narration.NARRATE``); the core's kinds are engine/narration.py's."""
+    return _by_kind(lambda name: _package_module(name, "narration").NARRATE, "told")

@@ -57,3 +57,20 @@ def test_a_system_kind_validates_through_the_union_and_a_wrong_field_is_named():
     assert type(parse_event(event)).__module__ == "warlog.engine.rulesets.density.events"
     with pytest.raises(ValueError, match="figures"):
         parse_event({**event, "figures": -1})
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_a_package_tells_in_words_exactly_the_kinds_it_models(name):
+    told = import_module(f"warlog.engine.rulesets.{name}.narration").NARRATE
+    models = import_module(f"warlog.engine.rulesets.{name}.events").MODELS
+    assert sorted(told) == sorted(_kinds(models))
+
+
+
+def test_a_kind_two_packages_claim_is_an_error_naming_both():
+    from warlog.engine.rulesets import _by_kind
+
+    first = next(iter(BUILTIN))
+    said = rf"'twice' is told by two packages \(common and {first}\)"
+    with pytest.raises(ValueError, match=said):
+        _by_kind(lambda name: {"twice": name} if name in ("common", first) else {}, "told")

@@ -21,7 +21,7 @@ from warlog.engine.fold import TAKEBACK, evolve, initial_state, live
 from warlog.engine.flow import phase_name
 from warlog.engine.narration import hits_text, order_text
 from warlog.engine.rulesets import get_ruleset
-from warlog.engine.rulesets.ohw.combat import halve
+from warlog.engine.rulesets.common import luck as shared_luck
 from warlog.engine.rulesets.tables import rules_title
 from warlog.engine.state import SIDES, GameState
 from warlog.engine.takeback import voided
@@ -36,14 +36,6 @@ def _units(events: Sequence[Event]) -> dict[str, Any]:
         if e["kind"] == "army_rolled":
             evolve(state, e, check=False)
     return state.units
-
-
-def _striking_side(event: Event, units: dict[str, Any]) -> str:
-    """The side whose attack a hits_inflicted event records (a barrage has no unit: the side
-    it did not strike)."""
-    if event["source"] is not None:
-        return units[event["source"]].side
-    return "blue" if units[event["target"]].side == "red" else "red"
 
 
 TABLE_TALK = ("note", "seats_changed", "side_conceded")
@@ -166,43 +158,17 @@ def exhausted_turns(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
 # -- luck --------------------------------------------------------------------------------------
 
 
-def expected_hits(event: Event, mode: str = "each", sides: int = 6) -> float:
-    """What the attack of a hits_inflicted event gives on average over every face of the die,
-    with the event's own modifier, doubling and halvings (the same rounding as the rules), and
-    what figures out of formation take off the die (density)."""
-    total = 0
-    for face in range(1, sides + 1):
-        value = max(0, face + event.get("disorder", 0) + event["modifier"])
-        value *= 2 if event["doubled"] else 1
-        total += halve(value, len(event["halvings"]), mode)
-    return total / sides
-
-
 def resolutions(events: Sequence[Event]) -> Iterator[tuple[int, str, float, float]]:
-    """Every resolved die as (turn, side, what it gave, what an average die gives): hits for
-    a hits roll (One Hour Wargames, density), 1 or 0 for a die that hits or misses (the
-    Portable Wargame, Napoleonic fire), 1 or 0 for a Napoleonic melee die that holds (a low roll
-    hurts its own unit). A rule system whose dice read otherwise weighs them itself (its
-    referee's optional ``luck_dice(events, units)``: Frontier's combat, fall of shot and
-    effect dice). What it gave less the average is that die's luck, for its side."""
+    """Every resolved die as (turn, side, what it gave, what an average die gives), in its
+    rule system's reading: its referee's optional ``luck_dice(events, units)`` (Frontier's
+    combat, fall of shot and effect dice), else the reading the other four share
+    (engine/rulesets/common/luck.py: hits for a hits roll, 1 or 0 for a die that hits or
+    misses, 1 or 0 for a melee die that holds). What it gave less the average is that die's
+    luck, for its side."""
     events = live(events)
     units = _units(events)
     own = getattr(get_ruleset(events[0]["rule_system"]), "luck_dice", None)
-    if own is not None:
-        yield from own(events, units)
-        return
-    mode = events[0].get("options", {}).get("halving", "each")
-    for e in events:
-        if e["kind"] == "hits_inflicted":
-            yield e["turn"], _striking_side(e, units), e["hits"], expected_hits(e, mode)
-        elif e["kind"] == "attack_rolled":
-            bonus = sum(v for _, v in e["modifiers"])
-            odds = sum(f + bonus >= e["needed"] for f in range(1, 7)) / 6
-            yield e["turn"], units[e["source"]].side, int(e["hit"]), odds
-        elif e["kind"] == "melee_rolled":
-            bonus = sum(v for _, v in e["modifiers"])
-            holds = sum(f + bonus > e["at_most"] for f in range(1, 7)) / 6
-            yield e["turn"], units[e["unit"]].side, int(not e["hit"]), holds
+    yield from (own or shared_luck.resolutions)(events, units)
 
 
 def luck(events: Sequence[Event]) -> list[dict[str, Any]]:

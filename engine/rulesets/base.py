@@ -96,7 +96,8 @@ class BoardHooks(Protocol):
 class AnalysisHooks(Protocol):
     """What a rule system may say of its own dice to the analysis, optional as BoardHooks are:
     a system whose dice are read otherwise than a hits roll, a hit-or-miss die or a melee die
-    that holds (engine/analysis.py ``resolutions``) weighs them itself."""
+    that holds (engine/rulesets/common/luck.py, the reading the others share) weighs them
+    itself (engine/analysis.py ``resolutions`` asks)."""
 
     def luck_dice(self, events: list, units: dict) -> Iterator[tuple[int, str, float, float]]:
         """Every die resolved in ``events`` (a live log) as (turn, side, what it gave, what an

@@ -233,14 +233,16 @@ def test_a_napoleonic_melee_die_is_lucky_when_it_holds_against_the_odds():
 
 
 def test_expected_hits_uses_the_rules_rounding():
+    from warlog.engine.rulesets.common.luck import expected_hits
+
     shot = {"modifier": 0, "doubled": False, "halvings": ["armour"]}
-    assert analysis.expected_hits(shot) == pytest.approx(2.0)  # ceil(f/2): 1 1 2 2 3 3
+    assert expected_hits(shot) == pytest.approx(2.0)  # ceil(f/2): 1 1 2 2 3 3
     melee = {"modifier": 2, "doubled": True, "halvings": []}
-    assert analysis.expected_hits(melee) == pytest.approx(11.0)  # (3..8) * 2 -> mean 11
+    assert expected_hits(melee) == pytest.approx(11.0)  # (3..8) * 2 -> mean 11
     weak = {"modifier": -2, "doubled": False, "halvings": []}
-    assert analysis.expected_hits(weak) == pytest.approx((0 + 0 + 1 + 2 + 3 + 4) / 6)
+    assert expected_hits(weak) == pytest.approx((0 + 0 + 1 + 2 + 3 + 4) / 6)
     disordered = {"modifier": 1, "disorder": -2, "doubled": False, "halvings": []}
-    assert analysis.expected_hits(disordered) == pytest.approx((0 + 1 + 2 + 3 + 4 + 5) / 6)
+    assert expected_hits(disordered) == pytest.approx((0 + 1 + 2 + 3 + 4 + 5) / 6)
 
 
 def test_highlights_mark_paths_attacks_and_removals(games):

@@ -9,14 +9,15 @@ and a test keeps docs/rules.md equal to it.
 from __future__ import annotations
 
 from warlog.engine.rules import Rule, catalogue, sources
+from warlog.engine.rulesets import reference_extras
 from warlog.engine.rulesets.tables import (SYSTEM_TITLES, load_table, option_specs, periods,
                                            systems)
 
 HEADER = """# Rules reference
 
-Generated from the rule catalogue (`engine/rulesets/rules.toml` and each system's `rules_*.toml`)
-and the rule systems' tables (`engine/rulesets/ohw.toml`, `portable.toml`, `frontier.toml`,
-`density.toml`, ...) by `warlog rules --markdown > docs/rules.md`; do not edit by hand.
+Generated from the rule catalogue (`engine/rulesets/rules.toml` and the `rules.toml` of each rule
+system's package that has its own) and the rule systems' tables (`table.toml` in each package,
+`engine/rulesets/<system>/`) by `warlog rules --markdown > docs/rules.md`; do not edit by hand.
 Events cite these ids; `warlog log --rules` and the dashboard show the same texts.
 
 A rule marked **interpretation** is warlog's reading where the source is silent, ambiguous or cut
@@ -74,28 +75,6 @@ def _units_line(table) -> str:
     return f"Units ({what}): " + "; ".join(row(n, r) for n, r in table["units"].items()) + "."
 
 
-def _density_allowances() -> list[str]:
-    """density.grid_scale: every density's allowance at the default scale, computed by the
-    referee's own arithmetic, so the table cannot drift from the rule it shows."""
-    from warlog.engine.rulesets.density.move import cells_for
-
-    table, specs = load_table("density"), option_specs("density", "density")
-    period = table["periods"]["density"]
-    scale = specs["inches_per_cell"]["default"]
-    rounding = specs["allowance_rounding"]["default"]
-    other = next(c for c in specs["allowance_rounding"]["choices"] if c != rounding)
-    out = ["", f"Allowance by density (`density.grid_scale`, `density.rounding`) at the default "
-               f"{scale} inches a cell, `allowance_rounding` = {rounding}, and with {other}; each "
-               "side turned while moving costs a cell of it (`density.wheel`):", "",
-           f"| density | inches | cells ({rounding}) | cells ({other}) |", "|---|---|---|---|"]
-    for d in range(period["density"]["min"], period["density"]["max"] + 1):
-        inches = period["move_inches"] - d
-        out.append(f"| {d} | {period['move_inches']} - {d} = {inches} | "
-                   f"{cells_for(inches, scale, rounding)} | {cells_for(inches, scale, other)} |")
-    return out
-
-
-EXTRAS = {"density": _density_allowances}  # a system's tables shown after its rules
 
 
 def _options(system: str) -> list[str]:
@@ -141,8 +120,8 @@ def markdown() -> str:
             out.append("")
         for rule in groups.get(key, []):
             out += _rule(rule)
-        if key in EXTRAS:
-            out += EXTRAS[key]()
+        if key in systems():  # a system's own tables, shown after its rules
+            out += reference_extras(key)
     out += ["", "## Options", "",
             "| system | option | periods | default | values | rule | what it does |",
             "|---|---|---|---|---|---|---|"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 from importlib import import_module
+from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -47,6 +48,15 @@ def showcase(system: str) -> str:
     """The id of the bundled scenario that shows ``system`` off (its package's ``SHOWCASE``:
     the README's picture of its board)."""
     return import_module(package(system)).SHOWCASE
+
+
+def reference_extras(system: str) -> list[str]:
+    """Markdown lines the rules reference shows after ``system``'s rules (its package's
+    optional reference.py ``extras()``: a table computed by its own arithmetic), else none."""
+    name = f"{package(system)}.reference"
+    if find_spec(name) is None:
+        return []
+    return import_module(name).extras()
 
 
 def get_ruleset(system: str) -> Ruleset:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from warlog.engine.rules import Rule, catalogue
-from warlog.engine.rulesets.tables import load_table, periods
+from warlog.engine.rulesets.tables import periods, rules_title, systems
 
 
 def matches(rule: Rule, query: str) -> bool:
@@ -30,16 +30,21 @@ def show(rule: Rule) -> None:
         st.caption(f"Note: {rule.note}")
 
 
-def in_period(rule: Rule, period: str) -> bool:
-    """Whether a rule belongs to a game of ``period`` (the grid's and every period's common
-    rules do; another period's own rules do not)."""
+def in_period(rule: Rule, chosen: str) -> bool:
+    """Whether a rule belongs to a game of the ``chosen`` period ("<system>.<period>", of a
+    system with several): the grid's, every system's common rules and the other systems' rules
+    do; another period's own rules do not."""
+    system, period = chosen.split(".", 1)
     parts = rule.id.split(".")
-    if parts[0] != "ohw" or parts[1] not in PERIODS:
+    if parts[0] != system or len(parts) < 2 or parts[1] not in periods(system):
         return True
     return parts[1] == period
 
 
-PERIODS = {p: load_table("ohw")["periods"][p]["name"] for p in periods("ohw")}
+PERIODS = {f"{system}.{p}": rules_title(system, p) for system in systems()
+           if len(periods(system)) > 1 for p in periods(system)}
+"""The periods a player may narrow the rules to, of every rule system that has several, in
+words ("One Hour Wargames: Ancients")."""
 
 st.title("Rules")
 st.caption("Every rule the engine applies. Events cite these ids; the replay page shows the text. "

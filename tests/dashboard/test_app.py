@@ -220,7 +220,7 @@ def test_rules_page_is_searchable(app):
                [m.value for m in at.markdown if m.value.startswith("#### ")])
     at.text_input(key="rule_search").input("").run()
     at.checkbox(key="rule_interpretations").uncheck().run()
-    at.selectbox(key="rule_period").set_value("ww2").run()
+    at.selectbox(key="rule_period").set_value("ohw.ww2").run()
     shown = [m.value for m in at.markdown if m.value.startswith("#### ")]
     assert any("ohw.ww2.spotting" in m for m in shown) and any("grid.los" in m for m in shown)
     assert not any("ohw.ancients." in m or "ohw.medieval." in m for m in shown)

@@ -158,6 +158,7 @@ def _unescaped(at: AppTest) -> list[str]:
     return [b for b in _bodies(at) if "![" in b or "](" in b]
 
 
+@pytest.mark.slow  # every step twice in the app: ~12 s, handed out first
 def test_markdown_in_a_game_is_shown_as_text(tmp_path, monkeypatch, played):
     events = _hostile(played)
     db = _store(tmp_path, monkeypatch, events)

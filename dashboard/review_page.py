@@ -27,7 +27,7 @@ from warlog.dashboard import data
 from warlog.dashboard.review_chart import MARKED
 from warlog.engine.evaluator import load_weights
 from warlog.engine.fold import Timeline
-from warlog.engine.review_aar import Item, Section, after_action, sections
+from warlog.engine.review_aar import AfterAction, Item, Section, after_action, sections
 from warlog.engine.review_score import GRADES, mover, percent
 from warlog.engine.state import GameState
 from warlog.events.store import StoreError
@@ -82,20 +82,22 @@ def current_evaluator() -> str:
     return load_weights()["version"]
 
 
-def stored(db: str, events: Sequence[Event]) -> dict[str, Any] | None:
+def stored(db: str, events: Sequence[Event]) -> tuple[dict[str, Any], AfterAction] | None:
     """The readable review stored for this game at its present length (the current
-    evaluator's first, else the latest by another), or None: none stored, or one edited
-    outside warlog (reviewed again rather than shown half). Readable means the after-action
-    report can be told from it too: a database anyone may edit can hold a review of the right
-    shape whose turning points name decisions it does not hold."""
+    evaluator's first, else the latest by another) with its after-action report, or None: none
+    stored, or one edited outside warlog (reviewed again rather than shown half). Readable
+    means the report can be told from it: a database anyone may edit can hold a review of the
+    right shape whose turning points name decisions it does not hold. The report comes back
+    too, so the page does not fold the log a second time to tell it."""
     found = stored_review(db, list(events))
     if found is None:
         return None
     try:
-        report_sections(found, events)
+        report = after_action(found, events)
+        sections(report, found)
     except (KeyError, IndexError, TypeError, ValueError, AttributeError):
         return None
-    return found
+    return found, report
 
 
 def older_evaluator_line(review: dict[str, Any]) -> str | None:

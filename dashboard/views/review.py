@@ -186,7 +186,8 @@ def main() -> None:
     st.caption(f"Game {data.code_span(gid)}: every decision weighed against the best order "
                "found there, with its dice averaged out (`warlog review`, docs/review.md).")
     review_id = review_page.review_key(identity, events)
-    review = review_page.stored(data.db_path(), events)
+    found = review_page.stored(data.db_path(), events)
+    review, report = found if found is not None else (None, None)
     asked_again = st.session_state.get(AGAIN) == review_id
     if review is None or (asked_again and review_page.older_evaluator_line(review)):
         job = review_page.review_job(identity, gid, events, data.db_path())
@@ -196,7 +197,7 @@ def main() -> None:
                 return  # (else the older review stays on show while the new one is made)
         else:
             try:
-                review = job.result()
+                review, report = job.result(), None
             except Exception as exc:  # noqa: BLE001 - a log the review cannot read: one line
                 st.error(data.markdown_text(f"Cannot review this game: {exc}"))
                 return
@@ -206,7 +207,8 @@ def main() -> None:
     count = len(review["orders"])
     older_evaluator(review, review_id)
     summary(review)
-    report = review_aar.after_action(review, events)  # told once a run: the report, the graph
+    if report is None:  # a review made just now (a stored one came with its report)
+        report = review_aar.after_action(review, events)  # told once a run: report and graph
     after_action_report(review_aar.sections(report, review), review_id)
     pick = selected(review_id, count)
     st.subheader("The evaluation, decision by decision")

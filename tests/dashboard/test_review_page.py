@@ -12,7 +12,7 @@ import pytest
 from whatif_games import bot_game
 
 from warlog.dashboard import review_page
-from warlog.engine import review
+from warlog.engine import review, review_aar
 from warlog.engine.review_aar import Item, Section
 from warlog.events.analysis_store import AnalysisStore
 from warlog.events.sqlite_store import SQLiteEventStore
@@ -61,7 +61,9 @@ def test_the_page_stores_under_the_commands_key(db, events, current):
     assert review_page.store_review(db, events, current)
     with AnalysisStore(db) as store:
         kept = store.load_review(GAME, review_page.review_params(), events[-1]["seq"])
-    assert kept == current and review_page.stored(db, events) == current
+    shown, report = review_page.stored(db, events)
+    assert kept == current and shown == current
+    assert report == review_aar.after_action(current, events)  # told once, handed to the page
     assert review_page.older_evaluator_line(current) is None
     assert review_page.stored(db, events[:-1]) is None  # the game at another length: not it
 
@@ -70,12 +72,12 @@ def test_the_current_evaluators_review_comes_before_an_older_one(db, events, cur
     older = {**current, "evaluator": "old-1"}
     _keep(db, events, current, review_page.current_evaluator())
     _keep(db, events, older, "old-1")  # stored later, yet the current one is shown
-    assert review_page.stored(db, events)["evaluator"] == review_page.current_evaluator()
+    assert review_page.stored(db, events)[0]["evaluator"] == review_page.current_evaluator()
 
 
 def test_an_older_evaluators_review_is_said_to_be_one(db, events, current):
     _keep(db, events, {**current, "evaluator": "old-1"}, "old-1")
-    shown = review_page.stored(db, events)
+    shown, _ = review_page.stored(db, events)
     assert shown["evaluator"] == "old-1"
     assert review_page.older_evaluator_line(shown) == (
         f"Reviewed by evaluator old-1; this warlog's evaluator is "

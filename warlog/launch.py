@@ -8,8 +8,9 @@ process that has imported all of it once and forks a child per command, as Mercu
 does. This client passes its argv, folder, environment and its own stdin, stdout and stderr
 (file descriptors, SCM_RIGHTS), so the command writes to this terminal as if it ran here, and
 exits with the command's exit code. So that this costs little more than a bare interpreter,
-it imports only os, sys, socket, json and struct; and a command the server cannot run (none
-started, a stale one, another interpreter or environment) runs here, as `warlog.cli.main`.
+it imports only the standard library (and warlog/app/server_wire.py, what it shares with the
+server, standard library only too); and a command the server cannot run (none started, a
+stale one, another interpreter or environment) runs here, as `warlog.cli.main`.
 """
 
 from __future__ import annotations
@@ -17,42 +18,14 @@ from __future__ import annotations
 import json
 import os
 import socket
-import struct
 import sys
+
+from warlog.app.server_wire import (HEADER, SOCKET_NAME, available, private_folder,
+                                     server_folder)
 
 LOCAL_ONLY = frozenset({"serve", "dashboard"})
 """Commands never handed over: the server's own control, and the dashboard (a long-running
 Streamlit child of its own, stopped with its own signals)."""
-SOCKET_NAME = "warlog.sock"
-HEADER = struct.Struct("!I")
-"""A request's length, before its JSON."""
-
-
-def server_folder(environ=os.environ) -> str:
-    """Where the command server keeps its socket and pidfile: $WARLOG_SERVER_DIR, else
-    $XDG_RUNTIME_DIR/warlog (a per-user folder the system clears at log-out), else
-    ~/.cache/warlog/server."""
-    if environ.get("WARLOG_SERVER_DIR"):
-        return environ["WARLOG_SERVER_DIR"]
-    if environ.get("XDG_RUNTIME_DIR"):
-        return os.path.join(environ["XDG_RUNTIME_DIR"], "warlog")
-    return os.path.join(os.path.expanduser("~"), ".cache", "warlog", "server")
-
-
-def private_folder(folder: str) -> bool:
-    """Whether ``folder`` is a folder of ours that nobody else may enter: a socket in anyone
-    else's folder could be a stranger's server, which would run our commands."""
-    try:
-        info = os.stat(folder)
-    except OSError:
-        return False
-    return info.st_uid == os.getuid() and info.st_mode & 0o077 == 0
-
-
-def supported() -> bool:
-    """Whether this platform can hand a command over: fork, Unix sockets, descriptor passing."""
-    return (hasattr(os, "fork") and hasattr(socket, "AF_UNIX")
-            and hasattr(socket, "send_fds") and hasattr(os, "getuid"))
 
 
 def request(argv: list[str]) -> bytes:
@@ -81,7 +54,7 @@ def served(argv: list[str], folder: str | None = None) -> int | None:
     server that goes away midway is exit code 1 with one line."""
     folder = server_folder() if folder is None else folder
     path = os.path.join(folder, SOCKET_NAME)
-    if not supported() or not private_folder(folder):
+    if not available() or not private_folder(folder):
         return None
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:

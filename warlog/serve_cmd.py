@@ -70,7 +70,7 @@ def fresh_consoles() -> None:
 def config(folder: str | None = None):
     """The server's Config for this command line."""
     from warlog.app.server import Config
-    from warlog.launch import server_folder
+    from warlog.app.server_wire import server_folder
 
     return Config(folder=folder or server_folder(), entry="warlog.cli:main", preload=preload(),
                   prepare="warlog.serve_cmd:prepare",
@@ -100,7 +100,7 @@ def serve(action: Annotated[Action, typer.Argument(help="start, stop or status."
     from warlog.app import server
     from warlog.cli_common import fail, out
 
-    from warlog.launch import server_folder
+    from warlog.app.server_wire import server_folder
 
     folder = server_folder()
     if action is Action.start:

@@ -10,14 +10,14 @@ reads and writes the client's terminal. The parent reaps each child (``os.wait4`
 CPU) before it tells the client the exit code, so a client holding its exit code knows the
 command has ended, and ``status`` adds the children's CPU up for the start-up benchmark.
 
-This module starts, asks and stops a server; warlog/app/server_loop.py is the server itself
-(its loop and what a child does). It is the application layer and imports no face: what to import, what a child runs and what a
-child does first come as "module:function" names in its ``Config`` (warlog/serve_cmd.py gives
-them). A server never runs code older than the files: each module file it loaded (and any file
-``Config.watch`` names) is stat-ed before each fork, and a changed one makes it answer
-"stale", stop listening and end (the client runs the command itself). A client with another
-interpreter, or another value of an environment variable read at import (``Config.pinned``), is
-told to run it itself too.
+This module starts, asks and stops a server; warlog/app/server_loop.py is the server itself (its
+loop and what a child does). It is the application layer and imports no face: what to import,
+what a child runs and what a child does first come as "module:function" names in its ``Config``
+(warlog/serve_cmd.py gives them). A server never runs code older than the files: each module
+file it loaded (and any file ``Config.watch`` names) is stat-ed before each fork, and a changed
+one makes it answer "stale", stop listening and end (the client runs the command itself). A
+client with another interpreter, or another value of an environment variable read at import
+(``Config.pinned``), is told to run it itself too.
 """
 
 from __future__ import annotations
@@ -25,15 +25,16 @@ from __future__ import annotations
 import json
 import os
 import socket
-import struct
 import sys
 from dataclasses import asdict, dataclass, field
 from importlib import import_module
 
+from warlog.app.server_wire import (HEADER, SOCKET_NAME, available,
+                                     private_folder)
+
 IDLE = 30 * 60.0
 """Seconds without a command after which the server ends by itself."""
-SOCKET_NAME, PIDFILE = "warlog.sock", "server.pid"
-HEADER = struct.Struct("!I")
+PIDFILE = "server.pid"
 MAX_REQUEST = 4 << 20
 """The largest request read (argv and environment as JSON)."""
 READ_TIMEOUT = 10.0
@@ -64,12 +65,6 @@ class Config:
     """Environment variables (a trailing * a prefix) a client must share with the server."""
     watch: list[str] = field(default_factory=list)
     idle: float = IDLE
-
-
-def available() -> bool:
-    """Whether this platform can serve: fork, Unix sockets, descriptor passing, peer creds."""
-    return (hasattr(os, "fork") and hasattr(socket, "AF_UNIX") and hasattr(socket, "send_fds")
-            and hasattr(socket, "SO_PEERCRED"))
 
 
 def _function(spec: str):
@@ -121,11 +116,10 @@ def start(config: Config) -> int:
                           "WARLOG_SERVER_DIR to a shorter one")
     try:
         os.makedirs(config.folder, mode=0o700, exist_ok=True)
-        info = os.stat(config.folder)
     except OSError as exc:  # a file there, a folder it may not make: the user's to mend
         raise ServerError(f"cannot make the command server's folder {config.folder}: "
                           f"{exc.strerror or exc}") from None
-    if info.st_uid != os.getuid() or info.st_mode & 0o077:
+    if not private_folder(config.folder):
         raise ServerError(f"{config.folder} must be a folder of yours that only you may "
                           "enter (chmod 700)")
     running = status(config.folder)
